@@ -1,0 +1,33 @@
+# The course's two commands (see README.md):
+#   make lab    set up .venv on first use, then open the course in JupyterLab
+#   make test   set up .venv on first use, then run every test and notebook check
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: lab test bench notebooks exercises clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+lab: $(BIN)/.installed
+	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest --nbval notebooks solutions --sanitize-with notebooks/sanitize.cfg
+
+bench: $(BIN)/.installed
+	$(BIN)/python -m benchmarks
+
+notebooks: $(BIN)/.installed
+	$(BIN)/python scripts/execute_notebooks.py
+
+exercises: $(BIN)/.installed
+	$(BIN)/python scripts/make_exercises.py
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,43 @@
+"""streaming_lib: the Messages API streaming client built in the course, stage by stage.
+
+    bytes -> LineDecoder (lines.py) -> SSEDecoder (sse.py) -> json.loads
+          -> MessageAccumulator (accumulator.py) -> message (dict)
+
+`partial_json.py` previews tool input while it streams (display only);
+`sdk.py` checks every result against the real `anthropic` SDK.
+"""
+
+from .accumulator import MessageAccumulator, accumulate
+from .errors import (
+    APIStreamError,
+    EventDataError,
+    EventOrderError,
+    IncompleteStreamError,
+    SSEDecodeError,
+    StreamError,
+    ToolInputJSONError,
+)
+from .lines import LineDecoder, iter_lines
+from .partial_json import PartialJSONError, PartialJSONParser, parse_partial_json
+from .sse import ServerSentEvent, SSEDecoder, iter_sse, parse_sse
+
+__all__ = [
+    "APIStreamError",
+    "EventDataError",
+    "EventOrderError",
+    "IncompleteStreamError",
+    "LineDecoder",
+    "MessageAccumulator",
+    "PartialJSONError",
+    "PartialJSONParser",
+    "SSEDecodeError",
+    "SSEDecoder",
+    "ServerSentEvent",
+    "StreamError",
+    "ToolInputJSONError",
+    "accumulate",
+    "iter_lines",
+    "iter_sse",
+    "parse_partial_json",
+    "parse_sse",
+]

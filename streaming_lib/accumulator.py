@@ -1,0 +1,318 @@
+"""Stage 3: Messages API events in, one message out.
+
+The Messages API streams a message as a fixed sequence of events (source: the
+API reference, "Streaming Messages"):
+
+    message_start                       the message, with empty `content`
+    content_block_start  (index 0)      block 0, empty
+    content_block_delta  (index 0) ...  pieces of block 0
+    content_block_stop   (index 0)
+    ... the same for index 1, 2, ...
+    message_delta                       stop_reason, cumulative usage
+    message_stop
+
+with `ping` anywhere after `message_start` and `error` anywhere at all.
+`MessageAccumulator` applies each event to a snapshot of the message: a delta
+goes to the block at its `index`; a tool block's `input_json_delta` fragments
+are only text until `content_block_stop`, where they are parsed once.
+
+Deliberately not handled here: bytes, lines and SSE fields (earlier stages);
+`accumulate()` at the end of this module only chains the stages together.
+
+    >>> acc = MessageAccumulator()
+    >>> acc.feed({"type": "message_start", "message": {"id": "msg_1", "content": [], "usage": {"output_tokens": 1}}})
+    >>> acc.feed({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
+    >>> acc.feed({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}})
+    >>> acc.message["content"]
+    [{'type': 'text', 'text': 'Hi'}]
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from .errors import (
+    APIStreamError,
+    EventDataError,
+    EventOrderError,
+    IncompleteStreamError,
+    StreamError,
+    ToolInputJSONError,
+)
+from .partial_json import PartialJSONError, PartialJSONParser
+from .sse import iter_sse
+
+# Blocks whose `input` arrives as `input_json_delta` fragments.
+TOOL_BLOCK_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+
+# delta type -> (the block type it belongs to, the block field it appends to)
+TEXT_DELTAS = {
+    "text_delta": ("text", "text"),
+    "thinking_delta": ("thinking", "thinking"),
+}
+
+# `message_delta` fields that are always copied, even as null; any other field
+# (for example `container`) is copied only when it has a value.
+ALWAYS_SET = frozenset({"stop_reason", "stop_sequence", "stop_details"})
+
+
+class MessageAccumulator:
+    """Rebuild a Message (dict) from its stream events (dicts, as decoded from `data`).
+
+    Read it while it fills:
+    - `message`: the snapshot (dict with `id`, `type`, `role`, `model`,
+      `content`, `stop_reason`, `stop_sequence`, `usage` and whatever else
+      the wire sent), None before `message_start`. Live: copy it to keep it.
+    - `complete`: True once `message_stop` has arrived.
+    - `json_buffers[index]`: a tool block's raw input text so far (str).
+    - `input_parsers[index]`: a `PartialJSONParser` over that text, for live
+      previews: `.snapshot()` is the best value so far (display only).
+    - `stopped`: the block indices whose `content_block_stop` arrived.
+    - `event_number`: events fed so far (1-based numbers in errors).
+
+    `feed(event)` raises the `StreamError` subclasses of `errors.py`.
+    """
+
+    def __init__(self) -> None:
+        self._message: dict[str, Any] | None = None
+        self.complete = False
+        self.event_number = 0
+        self.stopped: set[int] = set()
+        self.input_parsers: dict[int, PartialJSONParser] = {}
+        # Fragments of each tool block's input. Joined on demand: a 1 MiB input
+        # in 16-byte fragments would cost gigabytes of copying with `+=`.
+        self._json_parts: dict[int, list[str]] = {}
+        # Pieces of text appended to a block field since it was last joined,
+        # keyed by (index, field), for the same reason.
+        self._text_parts: dict[tuple[int, str], list[str]] = {}
+        # Input parsers that met invalid JSON: the error is raised at the
+        # block's stop, where the final input is decided.
+        self._broken_inputs: dict[int, PartialJSONError] = {}
+
+    # -- reading the state -------------------------------------------------
+
+    @property
+    def message(self) -> dict[str, Any] | None:
+        """The message so far (live dict; text fields joined on access)."""
+        for (index, field), parts in self._text_parts.items():
+            if len(parts) > 1:
+                parts[:] = ["".join(parts)]
+            self._message["content"][index][field] = parts[0]  # type: ignore[index]
+        return self._message
+
+    @property
+    def json_buffers(self) -> dict[int, str]:
+        """Raw tool input text per block index (str), exactly as the fragments joined."""
+        return {index: "".join(parts) for index, parts in self._json_parts.items()}
+
+    def incomplete_blocks(self) -> list[int]:
+        """Indices of the blocks whose `content_block_stop` never arrived."""
+        content = self._message["content"] if self._message else []
+        return [index for index in range(len(content)) if index not in self.stopped]
+
+    def is_safe_to_execute(self, index: int) -> bool:
+        """May the tool call in block `index` be run? Only if the message is complete, its
+        `stop_reason` is not `max_tokens`, and the block is a tool block whose stop arrived
+        (so its input was parsed strictly). Checking the input against the tool's
+        schema is still the caller's job."""
+        message = self._message
+        return (
+            message is not None
+            and self.complete
+            and message.get("stop_reason") != "max_tokens"
+            and index in self.stopped
+            and message["content"][index].get("type") in TOOL_BLOCK_TYPES
+        )
+
+    def snapshot(self) -> dict[str, Any] | None:
+        """A deep copy of the message in which every tool block that never got its
+        `content_block_stop` carries its best partial input (display only)."""
+        message = copy.deepcopy(self.message)
+        for index in self.incomplete_blocks():
+            block = message["content"][index]  # type: ignore[index]
+            if index in self._json_parts and index not in self._broken_inputs:
+                value = self.input_parsers[index].snapshot()
+                block["input"] = {} if value is None else value
+        return message
+
+    def final_message(self) -> dict[str, Any]:
+        """The finished message (a new dict); raises `IncompleteStreamError` before `message_stop`."""
+        if not self.complete:
+            raise IncompleteStreamError(
+                f"the stream ended after event {self.event_number} without message_stop",
+                partial=self.snapshot(),
+                event_number=self.event_number,
+            )
+        return self.snapshot()  # type: ignore[return-value]
+
+    # -- applying events ---------------------------------------------------
+
+    def feed(self, event: dict[str, Any]) -> None:
+        """Apply one event (dict, the decoded `data` of one SSE event)."""
+        self.event_number += 1
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            raise self._error(EventDataError, "the event is not an object with a 'type'", data=repr(event))
+        kind = event["type"]
+        if kind == "error":
+            self._on_error(event)  # may come at any point, even first
+        handler = getattr(self, "_on_" + kind, None)
+        if handler is None:
+            return  # unknown event types are ignored (the API may add new ones)
+        if kind != "ping":
+            if self._message is None and kind != "message_start":
+                raise self._error(EventOrderError, f"{kind} before message_start")
+            if self.complete:
+                raise self._error(EventOrderError, f"{kind} after message_stop")
+        try:
+            handler(event)
+        except (KeyError, TypeError, AttributeError) as missing:
+            raise self._error(EventDataError, f"malformed {kind}: {missing!r}", data=json.dumps(event)) from None
+
+    def _on_ping(self, event: dict[str, Any]) -> None:
+        pass  # keeps idle connections open; carries nothing
+
+    def _on_error(self, event: dict[str, Any]) -> None:
+        error = event.get("error") or {}
+        error_type, text = error.get("type"), error.get("message", "")
+        raise self._error(APIStreamError, f"{error_type}: {text}", error_type=error_type, error_message=text)
+
+    def _on_message_start(self, event: dict[str, Any]) -> None:
+        if self._message is not None:
+            raise self._error(EventOrderError, "a second message_start")
+        self._message = copy.deepcopy(event["message"])
+        self._message["content"] = list(self._message.get("content") or [])
+
+    def _on_content_block_start(self, event: dict[str, Any]) -> None:
+        index, content = event["index"], self._message["content"]  # type: ignore[index]
+        if index != len(content):
+            raise self._error(EventOrderError, f"content_block_start for index {index}, expected {len(content)}", index=index)
+        block = copy.deepcopy(event["content_block"])
+        content.append(block)  # blocks of unknown types are kept as they came
+        if block.get("type") in TOOL_BLOCK_TYPES:
+            self._json_parts[index] = []
+            self.input_parsers[index] = PartialJSONParser()
+
+    def _on_content_block_delta(self, event: dict[str, Any]) -> None:
+        index, delta = event["index"], event["delta"]
+        block = self._open_block(index, "content_block_delta")
+        kind, block_type = delta["type"], block.get("type")
+        if kind in TEXT_DELTAS:
+            expected, field = TEXT_DELTAS[kind]
+            self._check_block(kind, block_type, expected, index)
+            piece = delta[field]
+            parts = self._text_parts.setdefault((index, field), [block.get(field) or ""])
+            parts.append(piece)
+        elif kind == "input_json_delta":
+            self._check_block(kind, block_type, TOOL_BLOCK_TYPES, index)
+            fragment = delta["partial_json"]
+            self._json_parts[index].append(fragment)
+            if index not in self._broken_inputs:
+                try:
+                    self.input_parsers[index].feed(fragment)
+                except PartialJSONError as error:
+                    self._broken_inputs[index] = error
+        elif kind == "citations_delta":
+            self._check_block(kind, block_type, "text", index)
+            block["citations"] = (block.get("citations") or []) + [delta["citation"]]
+        elif kind == "signature_delta":
+            self._check_block(kind, block_type, "thinking", index)
+            block["signature"] = delta["signature"]
+        # Any other delta type is ignored: the API may add new ones.
+
+    def _on_content_block_stop(self, event: dict[str, Any]) -> None:
+        index = event["index"]
+        block = self._open_block(index, "content_block_stop")
+        self.stopped.add(index)
+        if index in self._json_parts:
+            raw = "".join(self._json_parts[index])
+            if raw:  # no fragments, or only empty ones: the input stays as started, `{}`
+                try:
+                    block["input"] = json.loads(raw)
+                except json.JSONDecodeError as error:
+                    raise self._error(
+                        ToolInputJSONError,
+                        f"tool input of block {index} is not valid JSON ({error.msg} at character {error.pos})",
+                        raw=raw,
+                        index=index,
+                    ) from None
+
+    def _on_message_delta(self, event: dict[str, Any]) -> None:
+        message = self._message
+        for key, value in event["delta"].items():
+            if key in ALWAYS_SET or value is not None:
+                message[key] = value  # type: ignore[index]
+        # Usage counts here are running totals: overwrite, never add. A field
+        # that is absent (or null) keeps its message_start value.
+        usage = message.setdefault("usage", {})  # type: ignore[union-attr]
+        for key, value in (event.get("usage") or {}).items():
+            if value is not None:
+                usage[key] = value
+
+    def _on_message_stop(self, event: dict[str, Any]) -> None:
+        self.complete = True
+
+    # -- helpers -------------------------------------------------------------
+
+    def _open_block(self, index: int, kind: str) -> dict[str, Any]:
+        content = self._message["content"]  # type: ignore[index]
+        if not isinstance(index, int) or not 0 <= index < len(content):
+            raise self._error(EventOrderError, f"{kind} for block {index}, which never started", index=index)
+        if index in self.stopped:
+            raise self._error(EventOrderError, f"{kind} for block {index}, which already stopped", index=index)
+        return content[index]
+
+    def _check_block(self, kind: str, block_type: Any, expected: Any, index: int) -> None:
+        allowed = expected if isinstance(expected, frozenset) else {expected}
+        if block_type not in allowed:
+            raise self._error(EventOrderError, f"{kind} for block {index}, a {block_type} block", index=index)
+
+    def _error(self, cls: type[StreamError], text: str, **details: Any) -> StreamError:
+        where = f"event {self.event_number}: "
+        partial = self.snapshot() if self._message is not None else None
+        return cls(where + text, partial=partial, event_number=self.event_number, **details)
+
+
+def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict[str, Any]:
+    """The whole pipeline: bytes (one object, or an iterable of chunks) to the final message (dict).
+
+    Raises a `StreamError`; its `.partial` is the message so far and its
+    `.events` the decoded event dicts received before the failure.
+    """
+    chunks = [source] if isinstance(source, (bytes, bytearray)) else source
+    acc = MessageAccumulator()
+    events: list[Any] = []
+    try:
+        for sse in iter_sse(chunks, strict=strict):
+            event = decode_event(sse, acc.event_number + 1)
+            if event is None:
+                continue
+            events.append(event)
+            acc.feed(event)
+        return acc.final_message()
+    except StreamError as error:
+        error.events = events
+        if error.partial is None and acc.message is not None:
+            error.partial = acc.snapshot()
+        raise
+
+
+def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
+    """The JSON object (dict) of one Messages API event, or None for what the API's
+    clients skip: unnamed events and events with empty data. An `event: error`
+    whose data is not JSON becomes an error event carrying that text."""
+    if sse.event == "message" or sse.data == "":
+        return None
+    try:
+        event = json.loads(sse.data)
+    except json.JSONDecodeError as error:
+        if sse.event == "error":
+            return {"type": "error", "error": {"type": None, "message": sse.data}}
+        raise EventDataError(
+            f"event {number} ({sse.event}): data is not JSON ({error.msg} at character {error.pos})",
+            data=sse.data,
+            event_number=number,
+        ) from None
+    return event

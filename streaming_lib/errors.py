@@ -1,0 +1,89 @@
+"""The errors of every stage, in one place.
+
+Every error is a `StreamError`, says where it happened, and keeps what had
+arrived before it, so a stream that fails halfway still hands back its work:
+
+- `.partial`: the message so far (a dict shaped like the API's Message, tool
+  inputs filled with their best partial value), or None before `message_start`;
+- `.events`: the decoded events received so far (filled by `accumulate`);
+- `.event_number` (1-based, counting every event, pings included), `.index`
+  (content block) and `.offset` (byte offset in the stream), where they apply.
+
+    >>> try:
+    ...     accumulate(b'event: error\\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\\n\\n')
+    ... except APIStreamError as error:
+    ...     print(error.error_type, error.retryable, error.event_number)
+    overloaded_error True 1
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Error types the Messages API documents as worth retrying after a pause.
+RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "api_error"})
+
+
+class StreamError(Exception):
+    """Base class: a stream could not be turned into a complete message."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        partial: dict[str, Any] | None = None,
+        event_number: int | None = None,
+        index: int | None = None,
+        offset: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.partial = partial
+        self.event_number = event_number
+        self.index = index
+        self.offset = offset
+        self.events: list[Any] = []
+
+
+class SSEDecodeError(StreamError):
+    """The bytes are not valid UTF-8 (raised only with `strict=True`); `.offset` is the bad byte."""
+
+
+class EventDataError(StreamError):
+    """An event's `data` is not a JSON object, or lacks its `type`; `.data` keeps the raw text."""
+
+    def __init__(self, message: str, *, data: str, **where: Any) -> None:
+        super().__init__(message, **where)
+        self.data = data
+
+
+class APIStreamError(StreamError):
+    """The server sent `event: error` after HTTP 200 (for example `overloaded_error`).
+
+    `.error_type` and `.error_message` come from the event's `error` object;
+    `.retryable` is True for the kinds worth retrying (`overloaded_error`,
+    `api_error`). Source: Messages API, "Streaming Messages", error events.
+    """
+
+    def __init__(self, message: str, *, error_type: str | None, error_message: str, **where: Any) -> None:
+        super().__init__(message, **where)
+        self.error_type = error_type
+        self.error_message = error_message
+        self.retryable = error_type in RETRYABLE_ERROR_TYPES
+
+
+class IncompleteStreamError(StreamError):
+    """The bytes ended before `message_stop`: a dropped connection, not a finished message."""
+
+
+class EventOrderError(StreamError):
+    """An event arrived where the Messages API never sends it (a delta before its block's start,
+    anything before `message_start`, a second `message_start`, an event after `message_stop`)."""
+
+
+class ToolInputJSONError(StreamError):
+    """A tool block's `input_json_delta` fragments did not join into valid JSON at its
+    `content_block_stop`; `.raw` keeps the joined text."""
+
+    def __init__(self, message: str, *, raw: str, **where: Any) -> None:
+        super().__init__(message, **where)
+        self.raw = raw

@@ -1,0 +1,122 @@
+"""Stage 2: lines in, Server-Sent Events out.
+
+Follows WHATWG HTML, "9.2.6 Interpreting an event stream", rule by rule:
+- a blank line dispatches the event being built;
+- a line starting with `:` is a comment and is ignored;
+- otherwise the field name is what comes before the first `:` (the whole line
+  if there is none) and the value what comes after, minus one leading space;
+- `event` sets the event type buffer, `data` appends a line to the data buffer,
+  `id` sets the last event ID (unless the value contains NUL), `retry` sets the
+  reconnection time (only if the value is all ASCII digits); any other field is
+  ignored;
+- an event is dispatched only if its data buffer is not empty; a final event
+  without its blank line is never dispatched.
+
+Deliberately not handled here: bytes and line endings (`lines.py`) and what the
+data means (JSON, the Messages API: `accumulator.py`).
+
+    >>> decoder = SSEDecoder()
+    >>> decoder.feed_line("event: ping")
+    >>> decoder.feed_line("data: {}")
+    >>> decoder.feed_line("")
+    ServerSentEvent(event='ping', data='{}', id=None, retry=None)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .lines import iter_lines
+
+
+@dataclass(frozen=True)
+class ServerSentEvent:
+    """One dispatched event: its type, its data (str, lines joined with LF), the
+    last event ID at dispatch (None if the stream never sent one) and the `retry`
+    value (milliseconds) sent within this event, if any."""
+
+    event: str = "message"
+    data: str = ""
+    id: str | None = None
+    retry: int | None = None
+
+    def json(self) -> Any:
+        """The data parsed as JSON (raises `json.JSONDecodeError` if it is not)."""
+        return json.loads(self.data)
+
+
+class SSEDecoder:
+    """Feed lines one at a time; a blank line returns the event they built.
+
+    The buffers are plain attributes so a reader (or the stepper) can watch
+    them fill: `event_type`, `data_lines`, `last_event_id`, `retry`.
+    """
+
+    def __init__(self) -> None:
+        # The spec's "event type buffer": "" means the default type, "message".
+        self.event_type = ""
+        # The spec's "data buffer", kept as a list of lines and joined with LF
+        # once at dispatch: appending to one growing string would re-copy it
+        # for every `data:` line. Non-empty list <=> non-empty data buffer.
+        self.data_lines: list[str] = []
+        # The spec's "last event ID buffer". It is NOT reset at dispatch: every
+        # later event carries it, and a reconnecting client sends it back.
+        self.last_event_id: str | None = None
+        # A `retry:` value seen in the event being built (milliseconds).
+        self.retry: int | None = None
+        # The reconnection time: the last valid `retry:`, kept across events.
+        self.reconnection_time: int | None = None
+
+    def feed_line(self, line: str) -> ServerSentEvent | None:
+        """Process one line (str, no terminator); return an event on dispatch, else None."""
+        if line == "":
+            return self._dispatch()
+        if line.startswith(":"):
+            return None  # a comment, often sent as a keep-alive
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]  # only one space is removed: "data:  x" keeps " x"
+        if name == "event":
+            self.event_type = value
+        elif name == "data":
+            self.data_lines.append(value)
+        elif name == "id":
+            if "\0" not in value:
+                self.last_event_id = value
+        elif name == "retry":
+            if value.isascii() and value.isdigit():
+                self.retry = self.reconnection_time = int(value)
+        # Any other field name is ignored, as the spec says.
+        return None
+
+    def _dispatch(self) -> ServerSentEvent | None:
+        event = None
+        if self.data_lines:  # an event with an empty data buffer is dropped
+            event = ServerSentEvent(
+                event=self.event_type or "message",
+                data="\n".join(self.data_lines),
+                id=self.last_event_id,
+                retry=self.retry,
+            )
+        self.event_type = ""
+        self.data_lines = []
+        self.retry = None
+        return event
+
+
+def parse_sse(lines: Iterable[str]) -> Iterator[ServerSentEvent]:
+    """Yield the events of a stream given as lines (str, no terminators)."""
+    decoder = SSEDecoder()
+    for line in lines:
+        event = decoder.feed_line(line)
+        if event is not None:
+            yield event
+    # End of stream: an event still being built had no blank line; it is dropped.
+
+
+def iter_sse(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[ServerSentEvent]:
+    """Yield the events of a stream given as byte chunks (stages 1 and 2 together)."""
+    return parse_sse(iter_lines(chunks, strict=strict))

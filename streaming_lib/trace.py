@@ -1,0 +1,138 @@
+"""The trace command: one row per event, showing what each stage made of it.
+
+    python -m streaming_lib trace [FILE] [--chunk-size N] [--sdk]
+
+A front end: it only reads the stages' state, it decides nothing itself.
+For each event it prints its number, name, `[index]`, the delta as received,
+and then the running text of a text block, whether a tool block's JSON buffer
+parses yet (✘/✔), the tool input at `content_block_stop`, and `stop_reason`
+and `output_tokens` at `message_delta`. A stream that fails prints the error
+and the partial message instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .accumulator import MessageAccumulator, decode_event
+from .errors import StreamError
+from .fixtures import chunked
+from .lines import LineDecoder
+from .sse import SSEDecoder
+
+COLUMNS = (4, 20, 5, 34)  # widths of: number, event, [index], delta
+
+
+def width(text: str) -> int:
+    """Columns `text` takes in a terminal: CJK characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def cell(text: str, size: int) -> str:
+    """`text` cut or padded to `size` terminal columns."""
+    if width(text) > size:
+        while width(text) > size - 1:
+            text = text[:-1]
+        text += "…"
+    return text + " " * (size - width(text))
+
+
+def show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def describe_delta(event: dict[str, Any]) -> str:
+    """The part of an event worth showing in the delta column."""
+    kind = event.get("type")
+    if kind == "content_block_delta":
+        delta = dict(event["delta"])
+        delta.pop("type", None)
+        return " ".join(show(v) for v in delta.values())
+    if kind == "content_block_start":
+        return event["content_block"].get("type", "?")
+    if kind == "message_start":
+        return event["message"].get("id", "")
+    if kind == "message_delta":
+        return show(event.get("delta", {}))
+    return ""
+
+
+def describe_state(acc: MessageAccumulator, event: dict[str, Any]) -> str:
+    """What the accumulator holds after `event`, for the state column."""
+    kind, index = event.get("type"), event.get("index")
+    if kind == "message_delta":
+        usage = acc.message.get("usage", {})  # type: ignore[union-attr]
+        return f"stop_reason={acc.message.get('stop_reason')} output_tokens={usage.get('output_tokens')}"  # type: ignore[union-attr]
+    if index is None or kind not in ("content_block_delta", "content_block_stop"):
+        return ""
+    block = acc.message["content"][index]  # type: ignore[index]
+    if index in acc.input_parsers:
+        if kind == "content_block_stop":
+            return "input: " + show(block.get("input"))
+        try:
+            json.loads(acc.json_buffers[index])
+            return "✔ parses"
+        except json.JSONDecodeError:
+            return "✘ not JSON yet"
+    if block.get("type") == "text":
+        return "text: " + show(block.get("text", ""))
+    if block.get("type") == "thinking":
+        return "thinking: " + show(block.get("thinking", ""))
+    return ""
+
+
+def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], None] = print) -> MessageAccumulator:
+    """Print the trace of stream `raw` (bytes) delivered in `chunk_size`-byte chunks.
+
+    Returns the accumulator; raises the `StreamError` that ended the stream,
+    after printing it and the partial message.
+    """
+    lines, sse, acc = LineDecoder(), SSEDecoder(), MessageAccumulator()
+    out("".join(cell(h, w) for h, w in zip(("#", "event", "idx", "delta"), COLUMNS)) + "state")
+    try:
+        for chunk in chunked(raw, chunk_size or max(len(raw), 1)) + [None]:
+            new_lines = lines.feed(chunk) if chunk is not None else lines.flush()
+            for line in new_lines:
+                dispatched = sse.feed_line(line)
+                event = dispatched and decode_event(dispatched, acc.event_number + 1)
+                if not event:
+                    continue
+                acc.feed(event)
+                index = f"[{event['index']}]" if "index" in event else ""
+                row = (str(acc.event_number), event.get("type", "?"), index, describe_delta(event))
+                out("".join(cell(text, w) for text, w in zip(row, COLUMNS)) + describe_state(acc, event))
+        acc.final_message()
+    except StreamError as error:
+        out(f"\n{type(error).__name__}: {error}")
+        out("partial message: " + json.dumps(error.partial, ensure_ascii=False, indent=2))
+        raise
+    return acc
+
+
+def run(path: Path, *, chunk_size: int | None, with_sdk: bool, out: Callable[[str], None] = print) -> int:
+    """The `trace` command: returns the exit status (0 ok, 1 stream error or SDK mismatch)."""
+    raw = path.read_bytes()
+    try:
+        acc = trace(raw, chunk_size=chunk_size, out=out)
+    except StreamError:
+        return 1
+    if not with_sdk:
+        return 0
+    from .sdk import compare_messages, sdk_final_message  # the SDK only checks
+
+    ours, theirs = acc.final_message(), sdk_final_message(raw, chunk_size=chunk_size)
+    for block in theirs["content"]:
+        if "input" in block:
+            out(f"SDK tool input ({block.get('name')}): {show(block['input'])}")
+    differences = compare_messages(ours, theirs)
+    if differences:
+        out("✘ the hand-built message differs from the SDK's:")
+        for line in differences:
+            out("  " + line)
+        return 1
+    out("✔ the hand-built message equals the SDK's final message")
+    return 0
