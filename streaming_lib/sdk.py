@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ import anthropic
 import httpx2
 
 from .fixtures import FIXTURES_DIR, fixture_names, read_fixture
+
+MODEL = "claude-sonnet-5-5"  # sent in the request only; the answer is the fixture
 
 
 class _ChunkedBody(httpx2.SyncByteStream):
@@ -52,9 +55,10 @@ def sdk_final_message(raw: bytes, *, chunk_size: int | None = None) -> dict[str,
     """The SDK's final message (dict, `to_dict()`) for a stream body `raw` (bytes)
     delivered in chunks of `chunk_size` bytes. Raises whatever the SDK raises."""
     client = sdk_client(raw, chunk_size=chunk_size)
-    with client.messages.stream(
-        model="claude-sonnet-4-5", max_tokens=1024, messages=[{"role": "user", "content": "fix calc.py"}]
-    ) as stream:
+    with warnings.catch_warnings():  # the model name is a placeholder: no deprecation notices
+        warnings.simplefilter("ignore", DeprecationWarning)
+        manager = client.messages.stream(model=MODEL, max_tokens=1024, messages=[{"role": "user", "content": "fix calc.py"}])
+    with manager as stream:
         for _ in stream:
             pass
         return stream.get_final_message().to_dict()

@@ -107,7 +107,8 @@ def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], Non
                 out("".join(cell(text, w) for text, w in zip(row, COLUMNS)) + describe_state(acc, event))
         acc.final_message()
     except StreamError as error:
-        out(f"\n{type(error).__name__}: {error}")
+        out("")
+        out(f"{type(error).__name__}: {error}")
         out("partial message: " + json.dumps(error.partial, ensure_ascii=False, indent=2))
         raise
     return acc

@@ -1,0 +1,302 @@
+"""Stage 3, the accumulator: the Messages API state machine, event by event."""
+
+import json
+
+import pytest
+
+from streaming_lib import (
+    APIStreamError,
+    EventDataError,
+    EventOrderError,
+    IncompleteStreamError,
+    MessageAccumulator,
+    ToolInputJSONError,
+    accumulate,
+    iter_sse,
+)
+from streaming_lib.fixtures import chunked, read_fixture
+
+CALC_INPUT = {"path": "calc.py", "content": "def add(a, b):\n    return a + b\n"}
+START = {
+    "type": "message_start",
+    "message": {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "cache_read_input_tokens": 4, "output_tokens": 1},
+    },
+}
+
+
+def block_start(index, block):
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def delta(index, **body):
+    return {"type": "content_block_delta", "index": index, "delta": body}
+
+
+def stop(index):
+    return {"type": "content_block_stop", "index": index}
+
+
+def message_delta(stop_reason="end_turn", **usage):
+    return {"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None}, "usage": usage}
+
+
+def fed(*events):
+    acc = MessageAccumulator()
+    for event in events:
+        acc.feed(event)
+    return acc
+
+
+def sse_bytes(*events) -> bytes:
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+def fixture_events():
+    return [event.json() for event in iter_sse([read_fixture()])]
+
+
+def test_the_fixture_becomes_the_expected_message():
+    message = accumulate(read_fixture())
+    assert message["id"] == "msg_stream_01"
+    assert message["content"][0] == {"type": "text", "text": "找到原因了：add 写成了减法，我来修正。"}
+    assert message["content"][1]["input"] == CALC_INPUT
+    assert message["stop_reason"] == "tool_use"
+    assert message["usage"]["input_tokens"] == 412 and message["usage"]["output_tokens"] == 58
+
+
+@pytest.mark.parametrize("size", [1, 3, 7, 64])
+def test_every_chunk_size_gives_the_same_final_message(size):
+    assert accumulate(chunked(read_fixture(), size)) == accumulate(read_fixture())
+
+
+def test_the_fixture_split_in_two_at_every_offset_gives_the_same_message():
+    raw = read_fixture()
+    whole = accumulate(raw)
+    for cut in range(len(raw) + 1):
+        assert accumulate([raw[:cut], raw[cut:]]) == whole, cut
+
+
+def test_tool_input_exists_only_from_content_block_stop():
+    acc = MessageAccumulator()
+    for event in fixture_events():
+        acc.feed(event)
+        block = acc.message["content"][1] if len(acc.message["content"]) > 1 else None
+        if event["type"] == "content_block_stop" and event["index"] == 1:
+            assert block["input"] == CALC_INPUT
+        elif block is not None and 1 not in acc.stopped:
+            assert block["input"] == {}
+    assert acc.json_buffers[1] == json.dumps(CALC_INPUT)
+
+
+def test_the_input_buffer_is_kept_as_raw_text_until_the_stop():
+    acc = MessageAccumulator()
+    events = fixture_events()
+    for event in events[:13]:  # up to the fragment 'lc.py", "con'
+        acc.feed(event)
+    assert acc.json_buffers[1] == '{"path": "calc.py", "con'
+    assert acc.input_parsers[1].snapshot() == {"path": "calc.py"}
+
+
+def test_a_tool_block_with_no_fragments_gets_an_empty_object():
+    tool = {"type": "tool_use", "id": "t", "name": "now", "input": {}}
+    acc = fed(START, block_start(0, tool), delta(0, type="input_json_delta", partial_json=""), stop(0))
+    assert acc.message["content"][0]["input"] == {}
+
+
+def test_invalid_tool_json_at_its_stop_keeps_the_raw_text():
+    tool = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+    with pytest.raises(ToolInputJSONError) as caught:
+        fed(START, block_start(0, tool), delta(0, type="input_json_delta", partial_json='{"a": tru}'), stop(0))
+    assert caught.value.raw == '{"a": tru}' and caught.value.index == 0
+    assert caught.value.event_number == 4 and "event 4" in str(caught.value)
+
+
+def test_text_deltas_append_to_their_block_by_index():
+    acc = fed(
+        START,
+        block_start(0, {"type": "text", "text": ""}),
+        delta(0, type="text_delta", text="a"),
+        stop(0),
+        block_start(1, {"type": "text", "text": ""}),
+        delta(1, type="text_delta", text="b"),
+        delta(1, type="text_delta", text="c"),
+    )
+    assert [b["text"] for b in acc.message["content"]] == ["a", "bc"]
+
+
+def test_message_delta_usage_overwrites_and_absent_fields_keep_their_start_value():
+    acc = fed(START, message_delta(output_tokens=30), message_delta(output_tokens=58))
+    assert acc.message["usage"] == {"input_tokens": 10, "cache_read_input_tokens": 4, "output_tokens": 58}
+
+
+def test_message_delta_usage_present_fields_overwrite_start_values():
+    acc = fed(START, message_delta(input_tokens=12, output_tokens=5, cache_read_input_tokens=None))
+    assert acc.message["usage"]["input_tokens"] == 12 and acc.message["usage"]["cache_read_input_tokens"] == 4
+
+
+def test_stop_reason_arrives_only_with_message_delta():
+    acc = fed(START)
+    assert acc.message["stop_reason"] is None
+    acc.feed(message_delta("max_tokens", output_tokens=3))
+    assert acc.message["stop_reason"] == "max_tokens"
+
+
+def test_ping_changes_nothing():
+    acc = fed(START, {"type": "ping"})
+    assert acc.message["content"] == [] and acc.event_number == 2
+
+
+def test_complete_only_after_message_stop():
+    acc = fed(START, message_delta(output_tokens=2))
+    assert not acc.complete
+    acc.feed({"type": "message_stop"})
+    assert acc.complete and acc.final_message()["usage"]["output_tokens"] == 2
+
+
+def test_the_message_keeps_keys_the_wire_sent():
+    start = json.loads(json.dumps(START))
+    start["message"]["container"] = {"id": "c1"}
+    assert fed(start).message["container"] == {"id": "c1"}
+
+
+def test_an_error_event_raises_with_the_partial_message():
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    with pytest.raises(APIStreamError) as caught:
+        fed(START, block_start(0, {"type": "text", "text": ""}), delta(0, type="text_delta", text="Hal"), error)
+    assert caught.value.error_type == "overloaded_error" and caught.value.retryable
+    assert caught.value.error_message == "Overloaded" and caught.value.event_number == 4
+    assert caught.value.partial["content"] == [{"type": "text", "text": "Hal"}]
+
+
+def test_an_invalid_request_error_is_not_retryable():
+    error = {"type": "error", "error": {"type": "invalid_request_error", "message": "no"}}
+    with pytest.raises(APIStreamError) as caught:
+        fed(error)
+    assert not caught.value.retryable and caught.value.partial is None
+
+
+def test_anything_before_message_start_is_an_order_error():
+    with pytest.raises(EventOrderError, match="event 1: content_block_start before message_start"):
+        fed(block_start(0, {"type": "text", "text": ""}))
+
+
+def test_a_second_message_start_names_the_event_number():
+    with pytest.raises(EventOrderError, match="event 3: a second message_start"):
+        fed(START, {"type": "ping"}, START)
+
+
+def test_a_delta_for_a_block_that_never_started_is_an_order_error():
+    with pytest.raises(EventOrderError) as caught:
+        fed(START, delta(0, type="text_delta", text="x"))
+    assert caught.value.index == 0 and caught.value.event_number == 2
+    assert caught.value.partial["content"] == []
+
+
+def test_a_delta_after_its_block_stopped_is_an_order_error():
+    with pytest.raises(EventOrderError, match="already stopped"):
+        fed(START, block_start(0, {"type": "text", "text": ""}), stop(0), delta(0, type="text_delta", text="x"))
+
+
+def test_a_block_starting_at_the_wrong_index_is_an_order_error():
+    with pytest.raises(EventOrderError, match="expected 0"):
+        fed(START, block_start(1, {"type": "text", "text": ""}))
+
+
+def test_an_event_after_message_stop_is_an_order_error():
+    with pytest.raises(EventOrderError, match="after message_stop"):
+        fed(START, {"type": "message_stop"}, message_delta(output_tokens=1))
+
+
+def test_an_event_without_a_type_is_a_data_error():
+    with pytest.raises(EventDataError):
+        fed(START, {"index": 0})
+
+
+def test_bytes_that_end_before_message_stop_raise_incomplete_with_the_partial_message():
+    raw = read_fixture()
+    cut = raw[: raw.index(b"event: message_delta")]
+    with pytest.raises(IncompleteStreamError) as caught:
+        accumulate(cut)
+    partial = caught.value.partial
+    assert partial["content"][1]["input"] == CALC_INPUT and partial["stop_reason"] is None
+    assert len(caught.value.events) == 16 and caught.value.events[0]["type"] == "message_start"
+
+
+def test_a_cut_inside_tool_input_gives_the_best_partial_value():
+    raw = read_fixture()
+    cut = b"\n\n".join(raw.split(b"\n\n")[:14]) + b"\n\n"  # up to the fourth fragment
+    with pytest.raises(IncompleteStreamError) as caught:
+        accumulate(cut)
+    assert caught.value.partial["content"][1]["input"] == {"path": "calc.py"}
+
+
+def test_max_tokens_inside_tool_input_marks_the_block_unsafe():
+    tool = {"type": "tool_use", "id": "t", "name": "write_file", "input": {}}
+    acc = fed(
+        START,
+        block_start(0, tool),
+        delta(0, type="input_json_delta", partial_json='{"path": "a.py", "content": "x = '),
+        message_delta("max_tokens", output_tokens=9),
+        {"type": "message_stop"},
+    )
+    final = acc.final_message()
+    assert final["stop_reason"] == "max_tokens"
+    assert final["content"][0]["input"] == {"path": "a.py"}
+    assert acc.incomplete_blocks() == [0]
+    assert not acc.is_safe_to_execute(0)
+
+
+def test_a_finished_tool_call_is_safe_to_execute():
+    acc = MessageAccumulator()
+    for event in fixture_events():
+        assert not acc.is_safe_to_execute(1) or acc.complete
+        acc.feed(event)
+    assert acc.is_safe_to_execute(1) and not acc.is_safe_to_execute(0)
+
+
+def test_unknown_event_and_delta_types_are_ignored_and_unknown_blocks_kept():
+    odd = {"type": "future_block", "payload": [1, 2]}
+    acc = fed(
+        START,
+        {"type": "future_event", "x": 1},
+        block_start(0, odd),
+        delta(0, type="future_delta", stuff="?"),
+        stop(0),
+        block_start(1, {"type": "text", "text": ""}),
+        delta(1, type="text_delta", text="ok"),
+        stop(1),
+    )
+    assert acc.message["content"] == [odd, {"type": "text", "text": "ok"}]
+
+
+def test_data_that_is_not_json_names_the_event():
+    raw = sse_bytes(START) + b"event: ping\ndata: {oops\n\n"
+    with pytest.raises(EventDataError, match="event 2") as caught:
+        accumulate(raw)
+    assert caught.value.data == "{oops" and caught.value.partial["id"] == "msg_1"
+
+
+def test_an_error_event_whose_data_is_plain_text_still_raises_api_stream_error():
+    with pytest.raises(APIStreamError) as caught:
+        accumulate(sse_bytes(START) + b"event: error\ndata: upstream reset\n\n")
+    assert caught.value.error_message == "upstream reset" and caught.value.error_type is None
+
+
+def test_accumulate_takes_one_bytes_object_or_an_iterable_of_chunks():
+    raw = read_fixture()
+    assert accumulate(raw) == accumulate(iter(chunked(raw, 5)))
+
+
+def test_the_message_property_is_the_same_object_between_reads():
+    acc = fed(START, block_start(0, {"type": "text", "text": ""}), delta(0, type="text_delta", text="a"))
+    first = acc.message
+    acc.feed(delta(0, type="text_delta", text="b"))
+    assert acc.message is first and first["content"][0]["text"] == "ab"

@@ -1,0 +1,135 @@
+"""Stage 1, the line splitter: every line ending, every chunk boundary, UTF-8 and cost."""
+
+import pytest
+
+from streaming_lib import LineDecoder, SSEDecodeError, iter_lines
+from streaming_lib.fixtures import chunked, read_fixture
+
+
+def lines_of(*chunks: bytes, strict: bool = False) -> list[str]:
+    return list(iter_lines(chunks, strict=strict))
+
+
+def every_split(raw: bytes):
+    for cut in range(len(raw) + 1):
+        yield raw[:cut], raw[cut:]
+
+
+def test_lf_crlf_and_a_lone_cr_all_end_a_line():
+    assert lines_of(b"a\nb\r\nc\rd\n") == ["a", "b", "c", "d"]
+
+
+def test_a_crlf_split_across_two_chunks_is_one_line_ending():
+    assert lines_of(b"a\r", b"\nb\n") == ["a", "b"]
+
+
+def test_a_cr_at_the_end_of_a_chunk_ends_its_line_at_once():
+    decoder = LineDecoder()
+    assert decoder.feed(b"data: x\r") == ["data: x"]
+    assert decoder.pending == b""
+    assert decoder.feed(b"\n") == []
+
+
+def test_cr_cr_is_two_line_endings_even_split():
+    assert lines_of(b"a\r", b"\rb\n") == ["a", "", "b"]
+
+
+def test_a_lf_after_a_cr_from_two_chunks_ago_is_a_new_line():
+    assert lines_of(b"a\r", b"b", b"\n") == ["a", "b"]
+    assert lines_of(b"a\r", b"", b"\nb\n") == ["a", "b"]
+
+
+@pytest.mark.parametrize("raw", [b"a\r\nb\r\n\r\nc\r\n", b"x\ry\r\rz\r", b"\r\n\n\r\r\n"])
+def test_every_split_point_of_mixed_line_endings_gives_the_same_lines(raw):
+    whole = lines_of(raw)
+    for head, tail in every_split(raw):
+        assert lines_of(head, tail) == whole, (head, tail)
+
+
+def test_the_final_unterminated_line_comes_out_at_flush():
+    decoder = LineDecoder()
+    assert decoder.feed(b"a\nrest") == ["a"]
+    assert decoder.pending == b"rest"
+    assert decoder.flush() == ["rest"]
+    assert decoder.flush() == []
+
+
+def test_a_four_byte_character_split_at_every_offset_is_decoded_whole():
+    raw = "data: 🧪!\n".encode()
+    for head, tail in every_split(raw):
+        assert lines_of(head, tail) == ["data: 🧪!"]
+    assert lines_of(*chunked(raw, 1)) == ["data: 🧪!"]
+
+
+def test_pending_holds_half_a_character_as_bytes():
+    decoder = LineDecoder()
+    assert decoder.feed("原".encode()[:2]) == []
+    assert decoder.pending == b"\xe5\x8e"
+
+
+def test_a_byte_order_mark_at_the_start_is_dropped_once():
+    assert lines_of(b"\xef\xbb\xbfa\n\xef\xbb\xbfb\n") == ["a", "\ufeffb"]
+
+
+def test_a_byte_order_mark_split_across_chunks_is_still_dropped():
+    assert lines_of(b"\xef", b"\xbb", b"\xbfdata: x\n") == ["data: x"]
+
+
+def test_invalid_utf8_becomes_the_replacement_character():
+    assert lines_of(b"a\xffb\n") == ["a\ufffdb"]
+
+
+def test_a_truncated_sequence_is_one_replacement_character():
+    assert lines_of(b"\xe5\x8e\n") == ["\ufffd"]
+
+
+def test_strict_mode_names_the_byte_offset_of_invalid_utf8():
+    with pytest.raises(SSEDecodeError) as caught:
+        lines_of(b"ok\n", b"bad \xff here\n", strict=True)
+    assert caught.value.offset == 7
+    assert "byte offset 7" in str(caught.value)
+
+
+def test_strict_offsets_count_a_crlf_split_across_chunks():
+    with pytest.raises(SSEDecodeError) as caught:
+        lines_of(b"ok\r", b"\n\xff\n", strict=True)
+    assert caught.value.offset == 4
+
+
+def test_u2028_inside_a_line_does_not_end_it():
+    assert lines_of("a\u2028b\u0085c\n".encode()) == ["a\u2028b\u0085c"]
+
+
+def test_the_fixture_gives_the_same_lines_at_every_chunk_size():
+    raw = read_fixture()
+    whole = lines_of(raw)
+    assert whole[0] == "event: message_start"
+    for size in (1, 2, 3, 7, 64):
+        assert lines_of(*chunked(raw, size)) == whole
+
+
+def test_the_fixture_split_in_two_at_every_offset_gives_the_same_lines():
+    raw = read_fixture()
+    whole = lines_of(raw)
+    for head, tail in every_split(raw):
+        assert lines_of(head, tail) == whole
+
+
+def test_one_big_chunk_of_many_lines_costs_one_copy_per_line():
+    # Linear cost: the pending buffer never holds more than one line's bytes,
+    # so nothing is re-copied per line however many lines share a chunk.
+    class CountingDecoder(LineDecoder):
+        def _decode(self, raw):
+            assert len(self._pending) == 0
+            return super()._decode(raw)
+
+    chunk = b"data: 0123456789\n" * 10_000
+    assert len(CountingDecoder().feed(chunk)) == 10_000
+
+
+def test_a_long_line_in_small_chunks_is_gathered_in_place():
+    decoder = LineDecoder()
+    for piece in chunked(b"x" * 5000, 16):
+        assert decoder.feed(piece) == []
+    assert len(decoder.pending) == 5000
+    assert decoder.feed(b"\n") == ["x" * 5000]

@@ -1,0 +1,130 @@
+"""Stage 2, the SSE parser: the WHATWG "event stream interpretation" rules, one test each."""
+
+from streaming_lib import ServerSentEvent, SSEDecoder, iter_sse, parse_sse
+from streaming_lib.fixtures import chunked, read_fixture
+
+
+def events(text: str) -> list[ServerSentEvent]:
+    return list(parse_sse(text.split("\n")))
+
+
+def test_a_blank_line_dispatches_the_event():
+    assert events("event: ping\ndata: {}\n\n") == [ServerSentEvent("ping", "{}")]
+
+
+def test_the_event_type_defaults_to_message():
+    assert events("data: hi\n\n") == [ServerSentEvent("message", "hi")]
+
+
+def test_data_lines_are_joined_with_lf():
+    assert events("data: a\ndata:b\ndata\n\n")[0].data == "a\nb\n"
+
+
+def test_only_one_leading_space_is_removed():
+    assert events("data:  two\n\n")[0].data == " two"
+
+
+def test_a_comment_line_is_ignored():
+    assert events(": keep-alive\ndata: x\n: more\n\n") == [ServerSentEvent("message", "x")]
+
+
+def test_a_field_with_no_colon_has_an_empty_value():
+    # "data" alone appends an empty line: the data buffer is no longer empty.
+    assert events("data\n\n") == [ServerSentEvent("message", "")]
+
+
+def test_an_empty_data_field_dispatches_an_event_with_empty_data():
+    assert events("event: x\ndata:\n\n") == [ServerSentEvent("x", "")]
+
+
+def test_a_block_of_only_event_or_id_lines_dispatches_nothing():
+    assert events("event: lonely\n\nid: 7\n\n") == []
+
+
+def test_the_event_type_is_reset_after_dispatch_even_without_data():
+    assert events("event: a\n\ndata: x\n\n") == [ServerSentEvent("message", "x")]
+
+
+def test_the_last_event_id_persists_across_events():
+    got = events("id: 1\ndata: a\n\ndata: b\n\nid\ndata: c\n\n")
+    assert [e.id for e in got] == ["1", "1", ""]
+
+
+def test_an_id_containing_nul_is_ignored():
+    assert events("id: 1\ndata: a\n\nid: 2\0\ndata: b\n\n")[1].id == "1"
+
+
+def test_the_last_event_id_set_in_a_dataless_block_carries_on():
+    assert events("id: 5\n\ndata: x\n\n")[0].id == "5"
+
+
+def test_retry_is_taken_only_when_all_ascii_digits():
+    decoder = SSEDecoder()
+    for line in ["retry: 3000", "retry: 12a", "retry: -1", "retry: ３", "data: x"]:
+        decoder.feed_line(line)
+    event = decoder.feed_line("")
+    assert event.retry == 3000 and decoder.reconnection_time == 3000
+
+
+def test_retry_belongs_to_the_event_it_was_sent_with():
+    got = events("retry: 10\ndata: a\n\ndata: b\n\n")
+    assert [e.retry for e in got] == [10, None]
+
+
+def test_unknown_fields_are_ignored():
+    assert events("foo: bar\ndata: x\n\n") == [ServerSentEvent("message", "x")]
+
+
+def test_field_names_are_case_sensitive():
+    assert events("Data: x\nEVENT: y\ndata: z\n\n") == [ServerSentEvent("message", "z")]
+
+
+def test_a_value_may_contain_colons():
+    assert events('data: {"a": ":"}\n\n')[0].data == '{"a": ":"}'
+
+
+def test_an_unterminated_final_event_is_not_dispatched():
+    assert events("data: a\n\ndata: cut") == [ServerSentEvent("message", "a")]
+    assert list(iter_sse([b"data: a\n\ndata: cut\n"])) == [ServerSentEvent("message", "a")]
+
+
+def test_the_decoder_state_is_readable_between_lines():
+    decoder = SSEDecoder()
+    decoder.feed_line("event: content_block_delta")
+    decoder.feed_line("data: {")
+    assert decoder.event_type == "content_block_delta"
+    assert decoder.data_lines == ["{"]
+    decoder.feed_line("")
+    assert decoder.event_type == "" and decoder.data_lines == []
+
+
+def test_json_decodes_the_data():
+    assert ServerSentEvent("x", '{"a": [1]}').json() == {"a": [1]}
+
+
+def test_cr_only_streams_parse_like_lf_streams():
+    assert list(iter_sse([b"event: a\rdata: 1\r\r"])) == [ServerSentEvent("a", "1")]
+
+
+def test_crlf_streams_split_at_every_offset_parse_alike():
+    raw = b"event: a\r\ndata: 1\r\n\r\ndata: 2\r\n\r\n"
+    whole = list(iter_sse([raw]))
+    assert len(whole) == 2
+    for cut in range(len(raw) + 1):
+        assert list(iter_sse([raw[:cut], raw[cut:]])) == whole
+
+
+def test_the_fixture_has_eighteen_events_at_every_chunk_size():
+    raw = read_fixture()
+    whole = list(iter_sse([raw]))
+    assert len(whole) == 18
+    assert [e.event for e in whole[:3]] == ["message_start", "content_block_start", "ping"]
+    for size in (1, 3, 7, 64):
+        assert list(iter_sse(chunked(raw, size))) == whole
+
+
+def test_the_fixture_split_in_two_at_every_offset_gives_the_same_events():
+    raw = read_fixture()
+    whole = list(iter_sse([raw]))
+    for cut in range(len(raw) + 1):
+        assert list(iter_sse([raw[:cut], raw[cut:]])) == whole, cut

@@ -1,0 +1,64 @@
+"""The trace command: one row per event, the SDK's verdict, errors without tracebacks."""
+
+import subprocess
+import sys
+
+from streaming_lib.fixtures import MAIN_FIXTURE
+from streaming_lib.trace import run
+
+
+def trace_lines(path=MAIN_FIXTURE, **options):
+    out = []
+    status = run(path, chunk_size=options.get("chunk_size"), with_sdk=options.get("sdk", False), out=out.append)
+    return status, out
+
+
+def test_one_row_per_event_after_a_header():
+    status, out = trace_lines()
+    assert status == 0
+    assert out[0].split()[:4] == ["#", "event", "idx", "delta"]
+    assert len(out) == 1 + 18
+    assert out[1].split()[:3] == ["1", "message_start", "msg_stream_01"]
+
+
+def test_text_rows_show_the_running_text():
+    _, out = trace_lines()
+    assert out[4].rstrip().endswith('text: "找到"')
+    assert out[8].rstrip().endswith('text: "找到原因了：add 写成了减法，我来修正。"')
+
+
+def test_tool_rows_show_whether_the_buffer_parses_and_the_input_at_the_stop():
+    _, out = trace_lines(chunk_size=3)
+    assert [("✔" in row, "✘" in row) for row in out[11:16]] == [(False, True)] * 4 + [(True, False)]
+    assert out[16].rstrip().endswith('input: {"path": "calc.py", "content": "def add(a, b):\\n    return a + b\\n"}')
+
+
+def test_message_delta_row_shows_stop_reason_and_output_tokens():
+    _, out = trace_lines()
+    assert out[17].rstrip().endswith("stop_reason=tool_use output_tokens=58")
+
+
+def test_with_sdk_it_prints_the_sdks_tool_input_and_confirms_the_match():
+    status, out = trace_lines(sdk=True)
+    assert status == 0
+    assert out[-2] == 'SDK tool input (write_file): {"path": "calc.py", "content": "def add(a, b):\\n    return a + b\\n"}'
+    assert out[-1] == "✔ the hand-built message equals the SDK's final message"
+
+
+def test_a_failing_stream_prints_the_error_and_partial_message_not_a_traceback(tmp_path):
+    cut = tmp_path / "cut.sse"
+    cut.write_bytes(MAIN_FIXTURE.read_bytes().split(b"event: message_delta")[0])
+    status, out = trace_lines(cut)
+    assert status == 1
+    assert any(line.startswith("IncompleteStreamError: the stream ended after event 16") for line in out)
+    assert any(line.startswith("partial message: {") for line in out)
+
+
+def test_the_command_line_runs_as_a_module():
+    done = subprocess.run(
+        [sys.executable, "-m", "streaming_lib", "trace", "--chunk-size", "7", "--sdk"],
+        capture_output=True, text=True, encoding="utf-8", timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "✔ the hand-built message equals the SDK's final message" in done.stdout
+    assert "Traceback" not in done.stderr
