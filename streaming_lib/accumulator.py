@@ -134,7 +134,10 @@ class MessageAccumulator:
         for index in self.incomplete_blocks():
             block = message["content"][index]  # type: ignore[index]
             if index in self._json_parts and index not in self._broken_inputs:
-                value = self.input_parsers[index].snapshot()
+                try:
+                    value = self.input_parsers[index].snapshot()
+                except PartialJSONError:
+                    continue  # no value yet (no fragment, or only empty ones): keep the start's `{}`
                 block["input"] = {} if value is None else value
         return message
 
