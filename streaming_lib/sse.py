@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .lines import iter_lines
+from .lines import LineDecoder
 
 
 @dataclass(frozen=True)
@@ -72,24 +72,25 @@ class SSEDecoder:
 
     def feed_line(self, line: str) -> ServerSentEvent | None:
         """Process one line (str, no terminator); return an event on dispatch, else None."""
-        if line == "":
+        if not line:
             return self._dispatch()
-        if line.startswith(":"):
-            return None  # a comment, often sent as a keep-alive
-        name, colon, value = line.partition(":")
-        if colon and value.startswith(" "):
+        name, _, value = line.partition(":")
+        if value[:1] == " ":
             value = value[1:]  # only one space is removed: "data:  x" keeps " x"
-        if name == "event":
-            self.event_type = value
-        elif name == "data":
+        # Checked in order of frequency: this runs for every line of the stream.
+        if name == "data":
             self.data_lines.append(value)
+        elif name == "event":
+            self.event_type = value
         elif name == "id":
             if "\0" not in value:
                 self.last_event_id = value
         elif name == "retry":
             if value.isascii() and value.isdigit():
                 self.retry = self.reconnection_time = int(value)
-        # Any other field name is ignored, as the spec says.
+        # Anything else is ignored, as the spec says; that includes comments
+        # (lines starting with ":", so their field name is ""), which servers
+        # send as keep-alives.
         return None
 
     def _dispatch(self) -> ServerSentEvent | None:
@@ -119,4 +120,13 @@ def parse_sse(lines: Iterable[str]) -> Iterator[ServerSentEvent]:
 
 def iter_sse(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[ServerSentEvent]:
     """Yield the events of a stream given as byte chunks (stages 1 and 2 together)."""
-    return parse_sse(iter_lines(chunks, strict=strict))
+    lines, decoder = LineDecoder(strict=strict), SSEDecoder()
+    for chunk in chunks:
+        for line in lines.feed(chunk):
+            event = decoder.feed_line(line)
+            if event is not None:
+                yield event
+    # The last line had no terminator, so it cannot be the blank line that
+    # dispatches: feeding it only completes a field of an event never sent.
+    for line in lines.flush():
+        decoder.feed_line(line)

@@ -115,16 +115,19 @@ def test_the_fixture_split_in_two_at_every_offset_gives_the_same_lines():
         assert lines_of(head, tail) == whole
 
 
-def test_one_big_chunk_of_many_lines_costs_one_copy_per_line():
-    # Linear cost: the pending buffer never holds more than one line's bytes,
-    # so nothing is re-copied per line however many lines share a chunk.
+def test_one_big_chunk_of_many_lines_is_decoded_once_not_once_per_tail():
+    # Linear cost: each byte goes through the UTF-8 decoder once, however many
+    # lines share the chunk (re-slicing the tail per line would be quadratic).
+    decoded = []
+
     class CountingDecoder(LineDecoder):
-        def _decode(self, raw):
-            assert len(self._pending) == 0
-            return super()._decode(raw)
+        def _decode(self, raw, offset):
+            decoded.append(len(raw))
+            return super()._decode(raw, offset)
 
     chunk = b"data: 0123456789\n" * 10_000
     assert len(CountingDecoder().feed(chunk)) == 10_000
+    assert sum(decoded) == len(chunk)
 
 
 def test_a_long_line_in_small_chunks_is_gathered_in_place():
