@@ -1,0 +1,88 @@
+"""Re-execute the course notebooks in place, so their committed outputs are fresh.
+
+    python scripts/execute_notebooks.py              # every notebooks/NN_*.ipynb
+    python scripts/execute_notebooks.py 02 04_tool   # only those whose name starts so
+
+For authors: run it after editing a notebook, then commit the notebook with its
+outputs; `pytest --nbval` later checks that a fresh run reproduces them.
+
+Each notebook runs in a fresh `python3` kernel with notebooks/ as the working
+directory, top to bottom, as a learner would. Cells tagged `raises-exception`
+may raise; any other error stops the run and leaves the file untouched.
+Nothing that varies from run to run is written: no per-cell timings, no widget
+state (its model ids are random), execution counts 1..n.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+TIMEOUT = 120  # seconds per cell; every cell should take a few seconds at most
+
+
+def kernel_environment() -> None:
+    """Make `streaming_lib` importable in the kernel, and hashing deterministic.
+
+    With `make`, streaming_lib is pip-installed (editable). In a bare checkout
+    a kernel started in notebooks/ would not find it, so the repo root goes on
+    its PYTHONPATH (the kernel inherits this process's environment).
+    """
+    os.environ["PYTHONHASHSEED"] = "0"
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('streaming_lib') is None)"
+    if subprocess.run([sys.executable, "-c", probe], cwd=NOTEBOOKS).returncode != 0:
+        paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+        os.environ["PYTHONPATH"] = os.pathsep.join(paths)
+
+
+def select(prefixes: list[str]) -> list[Path]:
+    """The notebooks whose file name starts with one of `prefixes` (all if none)."""
+    notebooks = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    if prefixes:
+        notebooks = [nb for nb in notebooks if any(nb.name.startswith(p) for p in prefixes)]
+    return notebooks
+
+
+def execute(path: Path) -> float:
+    """Run one notebook in place; return the seconds it took."""
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook,
+        timeout=TIMEOUT,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+        record_timing=False,
+        store_widget_state=False,
+    )
+    start = time.perf_counter()
+    client.execute()
+    notebook.metadata.pop("widgets", None)
+    nbformat.write(notebook, path)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="notebook name prefixes, for example 02 or 04_tool")
+    args = parser.parse_args(argv)
+    notebooks = select(args.names)
+    if not notebooks:
+        parser.error(f"no notebook matches {args.names}")
+    kernel_environment()
+    for path in notebooks:
+        seconds = execute(path)
+        print(f"executed {path.name} ({seconds:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
