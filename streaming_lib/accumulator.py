@@ -234,10 +234,11 @@ class MessageAccumulator:
             if raw:  # no fragments, or only empty ones: the input stays as started, `{}`
                 try:
                     block["input"] = json.loads(raw)
-                except json.JSONDecodeError as error:
+                except (ValueError, RecursionError) as error:  # also: over 4300 digits, nested too deep
+                    why = f"{error.msg} at character {error.pos}" if isinstance(error, json.JSONDecodeError) else error
                     raise self._error(
                         ToolInputJSONError,
-                        f"tool input of block {index} is not valid JSON ({error.msg} at character {error.pos})",
+                        f"tool input of block {index} is not valid JSON ({why})",
                         raw=raw,
                         index=index,
                     ) from None
