@@ -7,8 +7,12 @@ to the end and returns `get_final_message()` as a dict. `compare_messages`
 lists every field where two messages differ.
 
 Run `python -m streaming_lib.sdk regenerate` to rewrite, next to every
-`fixtures/NAME.sse`, the SDK's verdict `fixtures/NAME.sdk.json`: its final
-message, or the exception it raised.
+`fixtures/NAME.sse`, the SDK's verdict `fixtures/NAME.sdk.json` (its final
+message, or the exception it raised) and ours, `fixtures/NAME.expected.json`
+(our final message, or the `StreamError` with where it happened and the
+partial message). The two differ where we are stricter than the SDK: bytes
+that end before `message_stop` give the SDK a message with `stop_reason`
+null, and us an `IncompleteStreamError`.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from typing import Any
 import anthropic
 import httpx2
 
+from .accumulator import accumulate
+from .errors import StreamError
 from .fixtures import FIXTURES_DIR, fixture_names, read_fixture
 
 MODEL = "claude-sonnet-5-5"  # sent in the request only; the answer is the fixture
@@ -99,14 +105,31 @@ def sdk_verdict(raw: bytes) -> dict[str, Any]:
         return {"error": {"class": type(error).__name__, "message": str(error)}}
 
 
+def our_verdict(raw: bytes) -> dict[str, Any]:
+    """What this course's `accumulate` makes of a stream: `{"message": ...}` or
+    `{"error": {"class", "message", "event_number", "index", "partial"}}`."""
+    try:
+        return {"message": accumulate(raw)}
+    except StreamError as error:
+        where = {"event_number": error.event_number, "index": error.index, "partial": error.partial}
+        return {"error": {"class": type(error).__name__, "message": str(error), **where}}
+
+
+def verdict_text(verdict: dict[str, Any]) -> str:
+    """A verdict as the text of its JSON file (stable: sorted keys, raw UTF-8)."""
+    return json.dumps(verdict, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+
 def regenerate(directory: Path = FIXTURES_DIR) -> list[Path]:
-    """Rewrite `NAME.sdk.json` beside every fixture in `directory`; return the files written."""
+    """Rewrite `NAME.sdk.json` and `NAME.expected.json` beside every fixture in
+    `directory`; return the files written."""
     written = []
     for name in fixture_names(directory):
-        target = directory / f"{name}.sdk.json"
-        verdict = sdk_verdict(read_fixture(name, directory))
-        target.write_text(json.dumps(verdict, indent=2, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
-        written.append(target)
+        raw = read_fixture(name, directory)
+        for suffix, verdict in ((".sdk.json", sdk_verdict(raw)), (".expected.json", our_verdict(raw))):
+            target = directory / f"{name}{suffix}"
+            target.write_text(verdict_text(verdict), encoding="utf-8")
+            written.append(target)
     return written
 
 
@@ -114,7 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m streaming_lib.sdk", description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["regenerate"], help="rewrite fixtures/*.sdk.json from the real SDK")
+    parser.add_argument(
+        "command", choices=["regenerate"], help="rewrite fixtures/*.sdk.json (the SDK's verdicts) and *.expected.json (ours)"
+    )
     parser.add_argument("--dir", type=Path, default=FIXTURES_DIR, help="the fixtures folder")
     args = parser.parse_args(argv)
     for path in regenerate(args.dir):
