@@ -66,8 +66,33 @@ def execute(path: Path) -> float:
     start = time.perf_counter()
     client.execute()
     notebook.metadata.pop("widgets", None)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs = merge_streams(cell.outputs)
     nbformat.write(notebook, path)
     return time.perf_counter() - start
+
+
+def merge_streams(outputs: list) -> list:
+    """Join consecutive pieces of the same stream (stdout, stderr) into one output.
+
+    A cell that prints piece by piece (the typewriter) produces one output per
+    flush. JupyterLab shows them as one block, but other renderers (nbconvert,
+    GitHub) start a new line for each; joined, they look the same everywhere.
+    """
+    merged: list = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            output.output_type == "stream"
+            and previous is not None
+            and previous.output_type == "stream"
+            and previous.name == output.name
+        ):
+            previous.text += output.text
+        else:
+            merged.append(output)
+    return merged
 
 
 def main(argv: list[str] | None = None) -> int:
