@@ -1,0 +1,196 @@
+"""The stepper widget: a slider through a stream, with every stage's state on screen.
+
+In a notebook:
+
+    from streaming_lib.stepper import StreamStepper
+    StreamStepper()                                  # the course fixture, 7-byte chunks
+    StreamStepper("error_mid_stream", chunk_size=1)  # a fixture by name, a path, or bytes
+
+A front end that only reads: the frames come from `frames.compute_frames` and
+their HTML from `html.render_panels`; this module wires ipywidgets controls
+(a `Play` linked to an `IntSlider`, a chunk-size selector) to them. Frames are
+computed once per chunk size and kept, so moving the slider only redraws.
+
+Shown where no kernel runs (nbviewer, GitHub, a course site), the stepper falls
+back to its static page: `_repr_mimebundle_` puts it beside the widget view as
+`text/html`, which a renderer uses when it has no widget state.
+
+Deliberately not handled here: computing frames (`frames.py`), drawing them (`html.py`).
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..fixtures import FIXTURES_DIR, MAIN_FIXTURE
+from .frames import EVENT_BY_EVENT, ChunkSize, Frame, compute_frames
+from .html import byte_tokens, plan_label, render_panels, static_fragment, static_page
+
+# The chunk sizes offered by the selector: from "every byte is a chunk" to a
+# size real networks deliver, and one event per step.
+CHUNK_CHOICES: tuple[ChunkSize, ...] = (1, 3, 7, 64, EVENT_BY_EVENT)
+
+
+def read_source(source: str | Path | bytes | None) -> tuple[bytes, str]:
+    """The bytes of a stream and a name to show: `source` is bytes, a path, a fixture
+    name ("truncated" for fixtures/truncated.sse), or None for the course fixture."""
+    if source is None:
+        source = MAIN_FIXTURE
+    if isinstance(source, (bytes, bytearray)):
+        return bytes(source), f"{len(source)} bytes"
+    path = Path(source)
+    named = FIXTURES_DIR / f"{source}.sse"
+    if not path.exists() and named.exists():
+        path = named
+    return path.read_bytes(), path.name
+
+
+def static_html(source: str | Path | bytes | None = None, chunk_sizes: tuple[ChunkSize, ...] = (7,)) -> Any:
+    """The static stepper as an `IPython.display.HTML` object: a slider that works
+    without a kernel, with a chunk selector if several `chunk_sizes` are given."""
+    from IPython.display import HTML
+
+    raw, name = read_source(source)
+    plans = {size: compute_frames(raw, size) for size in chunk_sizes}
+    return HTML(static_fragment(raw, plans, title=f"Stream stepper · {name}"))
+
+
+class StreamStepper(widgets.VBox):
+    """A slider through stream `source`, chunk by chunk; displayable in a notebook.
+
+    `source`: bytes, a path, a fixture name, or None for the course fixture.
+    `chunk_size`: bytes per chunk, or "event" (`EVENT_BY_EVENT`) for one event per step.
+    `static_fallback`: also offer the static page (`text/html`) for renderers without widgets.
+
+    Read it from code: `.frames` (list of `Frame`), `.frame` (the one on screen),
+    `.slider.value` (the step), `.chunk_size`. Controls: `.play`, `.slider`,
+    `.chunk_choice`; the panels are the `.panels` HTML widget.
+    """
+
+    def __init__(
+        self,
+        source: str | Path | bytes | None = None,
+        chunk_size: ChunkSize = 7,
+        *,
+        interval: int = 400,
+        static_fallback: bool = True,
+    ) -> None:
+        self.raw, self.name = read_source(source)
+        self.static_fallback = static_fallback
+        self._tokens = byte_tokens(self.raw)  # the bytes panel's HTML, one string per byte
+        self._frames_by_size: dict[ChunkSize, list[Frame]] = {}  # computed once per chunk size
+        self._redrawing = True  # no redraw while the controls are being set up or re-ranged
+
+        choices = CHUNK_CHOICES if chunk_size in CHUNK_CHOICES else CHUNK_CHOICES + (chunk_size,)
+        self.play = widgets.Play(value=0, min=0, max=1, interval=interval, show_repeat=False, description="play")
+        self.slider = widgets.IntSlider(
+            value=0, min=0, max=1, description="step", continuous_update=True, layout=widgets.Layout(flex="1 1 auto")
+        )
+        widgets.jslink((self.play, "value"), (self.slider, "value"))  # in the browser: playing moves the slider
+        self.chunk_choice = widgets.ToggleButtons(
+            options=[(plan_label(size), size) for size in choices],
+            value=chunk_size,
+            style={"button_width": "auto"},
+            tooltips=["one event per chunk" if size == EVENT_BY_EVENT else f"chunks of {plan_label(size)}" for size in choices],
+        )
+        self.panels = widgets.HTML()
+        heading = widgets.HTML(
+            f'<div style="font-size: 16px; font-weight: 600">Stream stepper · {escape(self.name)}'
+            f' <span style="font-weight: 400; color: #57606a">({len(self.raw)} bytes)</span></div>'
+        )
+        controls = widgets.HBox([self.play, self.slider], layout=widgets.Layout(width="100%"))
+        sizes = widgets.HBox([widgets.Label("chunk size"), self.chunk_choice])
+        super().__init__([heading, controls, sizes, self.panels])
+        self.add_class("ss-stepper")
+
+        self.slider.observe(self._on_step, "value")
+        self.chunk_choice.observe(self._on_chunk_size, "value")
+        self._range_to(chunk_size, step=0)
+
+    # -- reading -------------------------------------------------------------------
+
+    @property
+    def chunk_size(self) -> ChunkSize:
+        return self.chunk_choice.value  # type: ignore[no-any-return]
+
+    @property
+    def frames(self) -> list[Frame]:
+        """Every frame at the current chunk size."""
+        return self.frames_for(self.chunk_size)
+
+    @property
+    def frame(self) -> Frame:
+        """The frame on screen."""
+        return self.frames[self.slider.value]
+
+    def frames_for(self, chunk_size: ChunkSize) -> list[Frame]:
+        """Every frame at `chunk_size` (computed on first use, then kept)."""
+        if chunk_size not in self._frames_by_size:
+            self._frames_by_size[chunk_size] = compute_frames(self.raw, chunk_size)
+        return self._frames_by_size[chunk_size]
+
+    # -- reacting to the controls ------------------------------------------------------
+
+    def _on_step(self, change: dict[str, Any]) -> None:
+        if not self._redrawing:
+            self._draw()
+
+    def _on_chunk_size(self, change: dict[str, Any]) -> None:
+        # Stay at the same place in the stream: the first step that has received
+        # as many bytes as the one on screen (the end of stream stays the end).
+        old = self.frames_for(change["old"])[min(self.slider.value, len(self.frames_for(change["old"])) - 1)]
+        frames = self.frames_for(change["new"])
+        if old.kind == "end":
+            step = len(frames) - 1
+        else:
+            step = next((frame.step for frame in frames if frame.end >= old.end), len(frames) - 1)
+        self._range_to(change["new"], step)
+
+    def _range_to(self, chunk_size: ChunkSize, step: int) -> None:
+        last = len(self.frames_for(chunk_size)) - 1
+        self._redrawing = True  # changing max may clamp the value: draw once, at the end
+        try:
+            for control in (self.slider, self.play):
+                if control.max < last:
+                    control.max = last
+                control.value = min(step, last)
+                control.max = last
+        finally:
+            self._redrawing = False
+        self._draw()
+
+    def _draw(self) -> None:
+        frames = self.frames
+        self.panels.value = render_panels(self._tokens, frames[self.slider.value], len(frames), len(self.raw))
+
+    # -- without a kernel -----------------------------------------------------------------
+
+    def to_html(self, path: str | Path | None = None, chunk_sizes: tuple[ChunkSize, ...] | None = None) -> str:
+        """A self-contained HTML page with every frame (of the current chunk size, or of each
+        of `chunk_sizes`, with a selector); written to `path` too if given."""
+        sizes = chunk_sizes or (self.chunk_size,)
+        page = static_page(self.raw, {size: self.frames_for(size) for size in sizes}, title=f"Stream stepper · {self.name}")
+        if path is not None:
+            Path(path).write_text(page, encoding="utf-8")
+        return page
+
+    @classmethod
+    def static(cls, source: str | Path | bytes | None = None, chunk_size: ChunkSize = 7, *, chunk_sizes: tuple[ChunkSize, ...] | None = None) -> Any:
+        """The static stepper, for `display()`: works on nbviewer and in exported HTML."""
+        return static_html(source, chunk_sizes or (chunk_size,))
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is not None:
+            bundle["text/plain"] = repr(self)
+            if self.static_fallback:
+                plans = {self.chunk_size: self.frames}
+                bundle["text/html"] = static_fragment(self.raw, plans, title=f"Stream stepper · {self.name}")
+        return bundle
+
+    def __repr__(self) -> str:
+        return f"StreamStepper({self.name!r}, chunk_size={self.chunk_size!r})"

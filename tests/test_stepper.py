@@ -1,0 +1,318 @@
+"""The stepper: frames at every step, split characters and CRLFs, errors at their step, the widget, the static page."""
+
+import html
+import json
+import re
+import time
+
+import pytest
+
+from streaming_lib import LineDecoder, MessageAccumulator, SSEDecoder, StreamError, accumulate
+from streaming_lib.accumulator import decode_event
+from streaming_lib.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
+from streaming_lib.stepper import EVENT_BY_EVENT, StreamStepper, chunk_plan, compute_frames, frame_at, static_html
+from streaming_lib.stepper.html import byte_tokens, page_data
+
+RAW = read_fixture()
+ERROR_EVENT = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+
+
+def events_end(raw: bytes, count: int) -> int:
+    """The offset just past the blank line that ends event number `count` (1-based)."""
+    return [match.end() for match in re.finditer(rb"\n\n", raw)][count - 1]
+
+
+def from_scratch(chunks: list[bytes]) -> tuple[LineDecoder, SSEDecoder, MessageAccumulator]:
+    """The three stages run afresh on `chunks`: what any frame must show after them."""
+    lines, sse, acc = LineDecoder(), SSEDecoder(), MessageAccumulator()
+    for chunk in chunks:
+        for line in lines.feed(chunk):
+            event = sse.feed_line(line)
+            if event is not None and (decoded := decode_event(event, acc.event_number + 1)) is not None:
+                acc.feed(decoded)
+    return lines, sse, acc
+
+
+def step_of_offset(stepper: StreamStepper, offset: int) -> int:
+    """The step whose chunk delivers byte `offset`."""
+    return next(frame.step for frame in stepper.frames if frame.kind == "chunk" and frame.start <= offset < frame.end)
+
+
+# -- frames ---------------------------------------------------------------------------
+
+
+def test_every_step_shows_what_the_stages_hold_after_the_same_chunks_fed_afresh():
+    chunks = chunked(RAW, 7)
+    stepper = StreamStepper(chunk_size=7)
+    for step in range(1, len(chunks) + 1):
+        stepper.slider.value = step
+        lines, sse, acc = from_scratch(chunks[:step])
+        frame = stepper.frame
+        assert frame.pending == lines.pending == RAW[: 7 * step].rsplit(b"\n", 1)[-1]
+        assert (frame.event_type, list(frame.data_lines), frame.last_event_id) == (sse.event_type, sse.data_lines, sse.last_event_id)
+        assert frame.content == (acc.message["content"] if acc.message else None)
+
+
+def test_the_frames_are_a_start_one_per_chunk_and_the_end_of_stream():
+    frames = compute_frames(RAW, 7)
+    assert [frame.kind for frame in frames] == ["start"] + ["chunk"] * len(chunked(RAW, 7)) + ["end"]
+    assert [frame.step for frame in frames] == list(range(len(frames)))
+    assert frames[0].end == 0 and frames[-1].end == len(RAW)
+
+
+def test_the_pending_bytes_are_always_the_last_bytes_received():
+    for chunk_size in (1, 3, 7, 64, EVENT_BY_EVENT):
+        for frame in compute_frames(RAW, chunk_size):
+            assert RAW[: frame.end].endswith(frame.pending)
+
+
+def test_a_chunk_boundary_inside_a_cjk_character_leaves_its_first_bytes_pending():
+    # Find, independently, the first 7-byte boundary that falls inside a multi-byte character.
+    text = RAW.decode()
+    wide = [(len(text[:i].encode()), char) for i, char in enumerate(text) if len(char.encode()) > 1]
+    start, char, cut = next((s, ch, c) for s, ch in wide for c in range(7, len(RAW), 7) if s < c < s + len(ch.encode()))
+    stepper = StreamStepper(chunk_size=7)
+    stepper.slider.value = cut // 7
+    frame = stepper.frame
+    assert frame.end == cut
+    assert frame.pending.endswith(RAW[start:cut])
+    assert frame.partial_char == RAW[start:cut]
+    assert frame.pending.decode(errors="replace").endswith("\ufffd")  # half a character does not decode
+    split = "".join(f"\\x{byte:02x}" for byte in RAW[start:cut])
+    assert re.sub("<[^>]+>", "", stepper.panels.value.split('class="ss-split">', 1)[1]).startswith(split)
+    stepper.slider.value += 1  # the next chunk brings the rest of the character
+    assert char.encode() in stepper.frame.pending
+
+
+def test_a_crlf_split_between_two_chunks_ends_one_line_not_two():
+    raw = RAW.replace(b"\n", b"\r\n")
+    frames = compute_frames(raw, 7)
+    split = next(f for f in frames if f.kind == "chunk" and raw[f.end - 1 : f.end + 1] == b"\r\n")
+    after = frames[split.step + 1]
+    assert split.after_cr and split.pending == b""
+    assert split.lines and split.lines[-1] == raw[: split.end - 1].rsplit(b"\n", 1)[-1].decode()
+    assert not after.after_cr or raw[after.end - 1 : after.end] == b"\r"
+    assert "" not in after.lines or raw[after.start : after.start + 3] == b"\n\r\n"  # the LF only completes the CRLF
+    assert frames[-1].content == compute_frames(RAW, 7)[-1].content
+
+
+def test_event_by_event_mode_dispatches_exactly_one_event_per_step():
+    frames = compute_frames(RAW, EVENT_BY_EVENT)
+    chunks = [frame for frame in frames if frame.kind == "chunk"]
+    assert [frame.new_events for frame in chunks] == [1] * len(chunks)
+    assert len(chunks) == RAW.count(b"\n\n") == len(frames[-1].events)
+    assert all(RAW[: frame.end].endswith(b"\n\n") for frame in chunks)
+
+
+def test_event_by_event_mode_keeps_an_unfinished_last_event_as_a_last_chunk():
+    assert chunk_plan(b"data: a\n\ndata: b", EVENT_BY_EVENT) == [(0, 9), (9, 16)]
+    assert chunk_plan(b"data: a\r\n\r\n", EVENT_BY_EVENT) == [(0, 11)]
+
+
+def test_a_tool_block_shows_its_buffer_whether_it_parses_and_its_partial_value():
+    frames = compute_frames(RAW, EVENT_BY_EVENT)
+    previews = [(f.tools[0]["raw"], f.tools[0]["parses"], f.tools[0]["partial"]) for f in frames if f.tools]
+    assert ('{"path": "ca', False, {"path": "ca"}) in previews
+    assert previews[-1][1] is True and previews[-1][2] == {"path": "calc.py", "content": "def add(a, b):\n    return a + b\n"}
+    first = next(f for f in frames if f.tools)
+    assert first.tools[0]["preview"] == "empty" and first.tools[0]["raw"] == ""
+
+
+def test_stop_reason_and_usage_arrive_with_message_delta():
+    frames = compute_frames(RAW, EVENT_BY_EVENT)
+    delta = next(f for f in frames if f.events and json.loads(f.events[-1]["data"])["type"] == "message_delta")
+    before = frames[delta.step - 1]
+    assert (before.stop_reason, before.usage["output_tokens"]) == (None, 1)
+    assert (delta.stop_reason, delta.usage["output_tokens"]) == ("tool_use", 58)
+    assert not delta.complete and frames[delta.step + 1].complete
+
+
+def test_computing_every_frame_at_one_byte_chunks_takes_well_under_a_second():
+    started = time.perf_counter()
+    frames = compute_frames(RAW, 1)
+    assert time.perf_counter() - started < 1.0
+    assert len(frames) == len(RAW) + 2
+
+
+def test_frames_are_a_pure_function_of_the_bytes_the_plan_and_the_step():
+    assert compute_frames(RAW, 3) == compute_frames(RAW, 3)
+    assert frame_at(RAW, 3, 100) == compute_frames(RAW, 3)[100]
+
+
+# -- failures ---------------------------------------------------------------------------
+
+
+def test_an_error_event_shows_at_the_step_whose_chunk_ends_it_and_is_the_last_step():
+    cut = events_end(RAW, 5)
+    raw = RAW[:cut] + ERROR_EVENT + RAW[cut:]
+    frames = compute_frames(raw, 7)
+    error_end = cut + len(ERROR_EVENT)
+    expected_step = -(-error_end // 7)  # the chunk holding the blank line after `data:`
+    assert frames[-1].step == expected_step
+    assert frames[-1].error == {"type": "APIStreamError", "message": "event 6: overloaded_error: Overloaded"}
+    assert all(frame.error is None for frame in frames[:-1])
+    assert frames[-1].content[0]["text"] == "找到原因了："  # the partial message is still on screen
+
+
+def test_a_stream_cut_before_message_stop_is_incomplete_at_the_end_of_stream():
+    raw = RAW[: events_end(RAW, 10)]
+    frames = compute_frames(raw, 64)
+    assert frames[-1].kind == "end"
+    assert frames[-1].error["type"] == "IncompleteStreamError"
+    assert "without message_stop" in frames[-1].error["message"]
+    assert frames[-2].error is None
+
+
+def test_tool_json_with_a_stray_brace_previews_fine_but_fails_at_its_content_block_stop():
+    raw = RAW.replace(b'"turn a + b\\\\n\\"}"', b'"turn a + b\\\\n\\"}}"')
+    assert raw != RAW
+    last = compute_frames(raw, EVENT_BY_EVENT)[-1]
+    assert last.error["type"] == "ToolInputJSONError"
+    assert json.loads(last.events[-1]["data"])["type"] == "content_block_stop"
+    tool = last.tools[0]
+    assert tool["parses"] is False  # json.loads: "Extra data"
+    assert tool["partial"]["path"] == "calc.py"  # the partial parser ignores what follows a complete value
+
+
+def test_tool_json_that_is_no_json_prefix_loses_its_preview_at_once():
+    raw = RAW.replace(b'{\\"path\\": \\"ca', b'{\\"path\\": ca')
+    assert raw != RAW
+    frames = compute_frames(raw, EVENT_BY_EVENT)
+    broken = next(f for f in frames if f.tools and f.tools[0]["raw"])
+    assert broken.error is None and broken.tools[0]["preview"].startswith("broken: ")
+    assert frames[-1].error["type"] == "ToolInputJSONError"
+
+
+@pytest.mark.parametrize("name", fixture_names())
+def test_every_fixture_ends_with_the_error_accumulate_raises_or_a_complete_message(name):
+    raw = read_fixture(name)
+    try:
+        accumulate(raw)
+        expected = None
+    except StreamError as error:
+        expected = {"type": type(error).__name__, "message": str(error)}
+    for chunk_size in (1, 7, EVENT_BY_EVENT):
+        last = compute_frames(raw, chunk_size)[-1]
+        assert last.error == expected, chunk_size
+        assert last.complete or expected is not None
+
+
+@pytest.mark.parametrize("name", ["error_mid_stream", "truncated", "bad_tool_json"])
+def test_a_failure_fixture_shows_its_error_in_the_panel_at_its_step(name):
+    if not (FIXTURES_DIR / f"{name}.sse").exists():
+        pytest.skip(f"fixtures/{name}.sse is not there yet")
+    stepper = StreamStepper(name, chunk_size=7)
+    stepper.slider.value = stepper.slider.max - 1
+    assert "ss-error" not in stepper.panels.value.split("</style>", 1)[1]
+    stepper.slider.value = stepper.slider.max
+    error = stepper.frame.error
+    assert error is not None
+    assert f"<b>{error['type']}</b>: {html.escape(error['message'])}" in stepper.panels.value
+
+
+# -- the widget ---------------------------------------------------------------------------
+
+
+def test_the_slider_spans_every_step_and_moving_it_redraws_the_panels():
+    stepper = StreamStepper()
+    assert (stepper.slider.min, stepper.slider.max) == (0, len(chunked(RAW, 7)) + 1)
+    assert stepper.play.max == stepper.slider.max
+    before = stepper.panels.value
+    stepper.slider.value = 30
+    assert stepper.panels.value != before
+    assert "step 30 / " in stepper.panels.value
+
+
+def test_the_panels_escape_what_the_stream_says():
+    raw = RAW.replace("减法".encode(), b"<b>&amp;</b>")
+    stepper = StreamStepper(raw, chunk_size=EVENT_BY_EVENT)
+    stepper.slider.value = stepper.slider.max
+    assert "<b>&amp;</b>" not in stepper.panels.value
+    assert "&lt;b&gt;&amp;amp;&lt;/b&gt;" in stepper.panels.value
+
+
+def test_non_printable_bytes_are_shown_as_their_escapes():
+    assert byte_tokens(b"a\r\n")[:2] == ["a", '<span class="ss-esc">\\r</span>']
+    assert byte_tokens("原".encode())[0] == '<span class="ss-esc ss-u8" title="U+539F 原">\\xe5</span>'
+    assert byte_tokens(b"\xff") == ['<span class="ss-esc">\\xff</span>']
+
+
+def test_changing_the_chunk_size_redraws_at_the_same_place_in_the_stream():
+    stepper = StreamStepper(chunk_size=7)
+    stepper.slider.value = 100
+    received, shown = stepper.frame.end, stepper.panels.value
+    stepper.chunk_choice.value = 1
+    assert stepper.slider.max == len(RAW) + 1
+    assert stepper.frame.end == received and stepper.frame.end - stepper.frame.start == 1
+    assert stepper.panels.value != shown
+    stepper.chunk_choice.value = EVENT_BY_EVENT
+    assert stepper.frame.end >= received > stepper.frames[stepper.slider.value - 1].end
+    assert stepper.slider.max == RAW.count(b"\n\n") + 1
+    stepper.slider.value = stepper.slider.max
+    stepper.chunk_choice.value = 64
+    assert stepper.frame.kind == "end"
+
+
+def test_a_chunk_size_outside_the_choices_is_added_to_them():
+    stepper = StreamStepper(chunk_size=5)
+    assert stepper.chunk_size == 5 and ("5 bytes", 5) in stepper.chunk_choice.options
+
+
+def test_the_source_may_be_bytes_a_path_or_a_fixture_name():
+    assert StreamStepper(b"data: x\n\n").raw == b"data: x\n\n"
+    assert StreamStepper(FIXTURES_DIR / "fixture.sse").raw == RAW
+    assert StreamStepper("fixture").raw == RAW
+
+
+# -- without a kernel ----------------------------------------------------------------------
+
+
+def embedded_data(page: str):
+    payload = re.search(r'<script type="application/json" class="ss-data">(.*?)</script>', page, re.S).group(1)
+    return json.loads(payload)
+
+
+def test_the_static_page_embeds_every_frame_and_loads_nothing_from_outside(tmp_path):
+    stepper = StreamStepper()
+    path = tmp_path / "stepper.html"
+    page = stepper.to_html(path)
+    assert path.read_text(encoding="utf-8") == page
+    assert page.startswith("<!DOCTYPE html>")
+    assert not re.search(r"<script[^>]+src=|<link|https?://", page)
+    data = embedded_data(page)
+    assert len(data["plans"]) == 1 and len(data["plans"][0]["frames"]) == len(stepper.frames)
+    assert "".join(data["tokens"]) == "".join(byte_tokens(RAW))
+
+
+def test_the_static_page_can_offer_several_chunk_sizes():
+    page = StreamStepper().to_html(chunk_sizes=(7, 1, EVENT_BY_EVENT))
+    assert [plan["label"] for plan in embedded_data(page)["plans"]] == ["7 bytes", "1 byte", "event by event"]
+    assert '<select class="ss-plan">' in page
+
+
+def test_the_embedded_json_cannot_end_its_script_early():
+    raw = RAW.replace("减法".encode(), b"</script><!--")
+    page = StreamStepper(raw).to_html()
+    payload = re.search(r'class="ss-data">(.*?)</script>', page, re.S).group(1)
+    assert "</" not in payload and "<!--" not in payload
+    assert any("&lt;/script&gt;" in text for text in embedded_data(page)["plans"][0]["events"])
+
+
+def test_the_page_stores_each_distinct_panel_once():
+    frames = compute_frames(RAW, 1)
+    data = page_data(RAW, {1: frames})
+    assert len(data["strings"]) < len(frames) / 2
+
+
+def test_the_widget_offers_its_static_page_to_renderers_without_widgets():
+    bundle = StreamStepper()._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/html"].startswith('<div class="ss-root ss-static"')
+    assert bundle["text/plain"] == "StreamStepper('fixture.sse', chunk_size=7)"
+    assert "text/html" not in StreamStepper(static_fallback=False)._repr_mimebundle_()
+
+
+def test_static_returns_an_html_display_object():
+    shown = StreamStepper.static("fixture", chunk_sizes=(7, 64))
+    assert shown.data == static_html("fixture", (7, 64)).data
+    assert shown.data.count("<option") == 2

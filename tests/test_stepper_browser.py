@@ -1,0 +1,253 @@
+"""The stepper in a real browser: the widget in JupyterLab, and the static page, driven by the keyboard.
+
+Needs Debian's chromium at /usr/bin/chromium and the `playwright` package (no
+downloaded browser). JupyterLab runs on 127.0.0.1 with a token, its config and
+runtime files in a temporary directory, and is stopped through its shutdown API.
+"""
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from streaming_lib.fixtures import read_fixture
+from streaming_lib.stepper import EVENT_BY_EVENT, StreamStepper
+from streaming_lib.stepper.html import byte_tokens, render_panels
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+TOKEN = "stepper-browser-test"
+TIMEOUT_MS = 30_000  # generous: a cold JupyterLab on a slow machine
+
+
+def missing() -> str | None:
+    if not CHROMIUM.exists():
+        return f"needs {CHROMIUM} (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "needs the playwright package (pip install playwright)"
+    return None
+
+
+if missing():
+    pytest.skip(missing(), allow_module_level=True)
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+
+@pytest.fixture
+def browser():
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def api(port: int, path: str, method: str = "GET") -> int:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}", method=method, headers={"Authorization": f"token {TOKEN}"}
+    )
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return response.status
+
+
+def write_notebook(path: Path, *sources: str) -> None:
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+            for source in sources
+        ],
+        # Without a kernelspec, JupyterLab asks which kernel to start.
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """A JupyterLab server whose root holds `stepper.ipynb`; yields its port."""
+    root, config, runtime = tmp_path / "root", tmp_path / "config", tmp_path / "runtime"
+    root.mkdir()
+    write_notebook(
+        root / "stepper.ipynb",
+        "from streaming_lib.stepper import StreamStepper\nStreamStepper(chunk_size=7)",
+        "StreamStepper.static(chunk_size=64)",
+    )
+    # No news pop-up (and no update check) covering the notebook.
+    settings = config / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    env = dict(os.environ)
+    env.update(
+        # An isolated config and runtime; the data path stays the default, where
+        # the widgets' lab extension is installed.
+        JUPYTER_CONFIG_DIR=str(config),
+        JUPYTER_RUNTIME_DIR=str(runtime),
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
+    )
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0", f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}",
+            "--ServerApp.allow_root=True",  # containers often run as root
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "server.log", "wb"),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if api(port, "/api/status") == 200:
+                    break
+            except (urllib.error.URLError, ConnectionError):
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("JupyterLab did not start:\n" + (tmp_path / "server.log").read_text(errors="replace")[-3000:])
+            time.sleep(0.2)
+        yield port
+    finally:
+        try:
+            api(port, "/api/shutdown", method="POST")  # stops its kernels too
+            server.wait(timeout=20)
+        except Exception:
+            server.kill()
+            server.wait()
+
+
+def test_the_widget_in_jupyterlab_follows_its_slider_moved_with_the_keyboard(lab, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(f"http://127.0.0.1:{lab}/lab/tree/stepper.ipynb?token={TOKEN}")
+
+    # The status bar names the kernel once one exists; the toolbar says "idle" before that.
+    status_bar = page.locator("#jp-main-statusbar")
+    expect(status_bar.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle"))).to_be_visible(timeout=60_000)
+
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+
+    stepper = page.locator(".ss-stepper")
+    status = stepper.locator(".ss-status")
+    steps = len(StreamStepper(chunk_size=7).frames) - 1
+    expect(status).to_contain_text(f"step 0 / {steps}", timeout=TIMEOUT_MS)
+    expect(stepper.locator('[data-slot="content"]')).to_contain_text("no message_start yet", timeout=TIMEOUT_MS)
+
+    handle = stepper.locator(".noUi-handle")
+    handle.focus()
+    handle.press("ArrowRight")
+    expect(status).to_contain_text(f"step 1 / {steps}", timeout=TIMEOUT_MS)
+    expect(stepper.locator('[data-slot="bytes"] mark.ss-chunk')).to_have_text("event: ", timeout=TIMEOUT_MS)
+
+    handle.press("End")
+    expect(status).to_contain_text(f"step {steps} / {steps}", timeout=TIMEOUT_MS)
+    expect(status).to_contain_text("the message is complete", timeout=TIMEOUT_MS)
+    expect(stepper.locator('[data-slot="content"]')).to_contain_text("找到原因了：add 写成了减法，我来修正。")
+    expect(stepper.locator('[data-slot="tools"]')).to_contain_text("✔ parses")
+    expect(stepper.locator('[data-slot="stop"]')).to_contain_text("tool_use")
+
+    # Back to a step where a chunk ends inside a character, to photograph it.
+    split = next(frame.step for frame in StreamStepper(chunk_size=7).frames if frame.partial_char)
+    for _ in range(steps - split):
+        handle.press("ArrowLeft")
+    expect(status).to_contain_text(f"step {split} / {steps}", timeout=TIMEOUT_MS)
+    half = "".join(f"\\x{byte:02x}" for byte in StreamStepper(chunk_size=7).frames[split].partial_char)
+    expect(stepper.locator('[data-slot="pending"] .ss-split')).to_have_text(half)
+
+    # The static stepper, shown by the second cell, works in the notebook too.
+    static = page.locator(".ss-static")
+    static.locator(".ss-slider").press("End")
+    expect(static.locator(".ss-status")).to_contain_text("step 38 / 38")
+
+    shot = tmp_path / "stepper.png"
+    stepper.scroll_into_view_if_needed()
+    stepper.screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
+    if os.environ.get("STEPPER_SCREENSHOT"):  # keep a copy to look at
+        shutil.copy(shot, os.environ["STEPPER_SCREENSHOT"])
+
+    stepper.get_by_role("button", name="event by event", exact=True).click()
+    expect(status).to_contain_text("step 4 / ", timeout=TIMEOUT_MS)  # the event that holds that byte
+
+
+def test_the_static_page_follows_its_range_slider_and_draws_what_the_widget_draws(browser, tmp_path):
+    raw = read_fixture()
+    stepper = StreamStepper(chunk_size=7)
+    path = tmp_path / "stepper.html"
+    stepper.to_html(path, chunk_sizes=(7, 1, EVENT_BY_EVENT))
+    page = browser.new_page(viewport={"width": 1300, "height": 1000})
+    page.set_default_timeout(TIMEOUT_MS)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(path.as_uri())
+
+    slider, status = page.locator(".ss-slider"), page.locator(".ss-status")
+    steps = len(stepper.frames) - 1
+    expect(status).to_contain_text(f"step 0 / {steps}")
+    slider.focus()
+    slider.press("ArrowRight")
+    expect(status).to_contain_text(f"step 1 / {steps}")
+    expect(page.locator('[data-slot="bytes"] mark.ss-chunk')).to_have_text("event: ")
+    slider.press("End")
+    expect(status).to_contain_text(f"step {steps} / {steps}")
+    expect(page.locator('[data-slot="content"]')).to_contain_text("找到原因了：add 写成了减法，我来修正。")
+
+    # The page draws every panel as the widget does (compared as text, step by step).
+    tokens = byte_tokens(raw)
+    for step in (0, 1, 87, 142, 250, steps):
+        slider.evaluate("(s, k) => { s.value = k; s.dispatchEvent(new Event('input')); }", step)
+        stepper.slider.value = step
+        expected = render_panels(tokens, stepper.frame, len(stepper.frames), len(raw))
+        drawn, wanted = page.evaluate(
+            """(html) => {
+                const scratch = document.createElement("div");
+                scratch.innerHTML = html;
+                const text = (root) => Array.from(root.querySelectorAll("[data-slot]"), (s) => s.dataset.slot + ": " + s.textContent);
+                return [text(document.querySelector(".ss-static .ss-grid").parentElement), text(scratch)];
+            }""",
+            expected,
+        )
+        assert drawn == wanted, step
+
+    # Another chunk size keeps the place in the stream.
+    slider.evaluate("(s) => { s.value = 100; s.dispatchEvent(new Event('input')); }")
+    received = stepper.frames[100].end
+    page.locator(".ss-plan").select_option(label="1 byte")
+    expect(status).to_contain_text(f"step {received} / {len(raw) + 1}")
+    assert errors == []
