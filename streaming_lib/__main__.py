@@ -1,6 +1,9 @@
 """Command line: `python -m streaming_lib COMMAND`.
 
     trace [FILE] [--chunk-size N] [--sdk]   one row per event of a stream
+    serve [--fixture F] [--port P] [--pace SECONDS]
+                                            replay a stream as a local Messages API (server.py)
+    record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY; record.py)
 """
 
 from __future__ import annotations
@@ -20,6 +23,18 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("file", nargs="?", type=Path, default=MAIN_FIXTURE, help="an .sse file (default: the course fixture)")
     trace.add_argument("--chunk-size", type=int, default=None, metavar="N", help="feed the bytes N at a time")
     trace.add_argument("--sdk", action="store_true", help="check the result against the real anthropic SDK")
+
+    # serve and record: an option left out is not passed on, so its default is
+    # the one in server.py / record.py (imported only when the command runs).
+    serve = commands.add_parser("serve", help="replay a stream as a local Messages API on 127.0.0.1")
+    serve.add_argument("--fixture", default="fixture", metavar="F", help="a fixture name or an .sse file (default: fixture)")
+    serve.add_argument("--port", type=int, default=argparse.SUPPRESS, metavar="P", help="the port (default: 8765)")
+    serve.add_argument("--pace", type=float, default=argparse.SUPPRESS, metavar="SECONDS", help="seconds between events (default: 0.02)")
+
+    record = commands.add_parser("record", help="save the raw bytes of one real API stream (needs ANTHROPIC_API_KEY)")
+    record.add_argument("--out", type=Path, required=True, metavar="FILE", help="where to write the stream's bytes")
+    record.add_argument("--model", default=argparse.SUPPRESS, help="the model (default: claude-haiku-4-5)")
+    record.add_argument("--prompt", default=argparse.SUPPRESS, help="the user message (default: a short question)")
     return parser
 
 
@@ -31,6 +46,18 @@ def main(argv: list[str] | None = None) -> int:
         if args.chunk_size is not None and args.chunk_size < 1:
             build_parser().error("--chunk-size must be at least 1")
         return run(args.file, chunk_size=args.chunk_size, with_sdk=args.sdk)
+    if args.command == "serve":
+        from .server import serve
+
+        if getattr(args, "pace", 0) < 0:
+            build_parser().error("--pace cannot be negative")
+        given = {name: getattr(args, name) for name in ("port", "pace") if hasattr(args, name)}
+        return serve(args.fixture, **given)
+    if args.command == "record":
+        from .record import run as run_record
+
+        given = {name: getattr(args, name) for name in ("model", "prompt") if hasattr(args, name)}
+        return run_record(args.out, **given)
     return 2
 
 

@@ -1,0 +1,223 @@
+"""The replay server over a real socket, and our client helpers (server.py, network.py).
+
+The same bytes as the fixture; the same message for the real SDK over HTTP as
+offline; a typed error of ours, with the partial message, for every fault;
+and nothing left running once the server's block ends.
+"""
+
+import doctest
+import socket
+import threading
+
+import anthropic
+import httpx
+import httpx2
+import pytest
+
+import streaming_lib.network
+import streaming_lib.server
+from streaming_lib import APIStreamError, IncompleteStreamError, accumulate, iter_sse
+from streaming_lib.fixtures import fixture_names, read_fixture
+from streaming_lib.network import open_stream, timed_stream, until_dropped
+from streaming_lib.sdk import compare_messages, sdk_final_message
+from streaming_lib.server import OVERLOADED, ReplayServer, plan_body, split_events
+
+PACE = 0.002  # fast: these tests check bytes and errors, not timing
+FIXTURE = read_fixture("fixture")
+FIRST_FIVE = b"".join(split_events(FIXTURE)[:5])  # message_start, block start, ping, two deltas
+TEXT_AFTER_FIVE = "找到原因了："
+
+
+@pytest.fixture(scope="module")
+def server():
+    with ReplayServer("fixture", pace=PACE) as running:
+        yield running
+
+
+def events(raw_or_chunks):
+    chunks = [raw_or_chunks] if isinstance(raw_or_chunks, bytes) else raw_or_chunks
+    return [(event.event, event.data) for event in iter_sse(chunks)]
+
+
+def sdk_client(url):
+    return anthropic.Anthropic(base_url=url, api_key="test", max_retries=0)
+
+
+def sdk_stream(client, **options):
+    request = {"model": "claude-haiku-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": "fix calc.py"}]}
+    return client.messages.stream(**request, **options)
+
+
+# -- the replay itself --------------------------------------------------------
+
+
+def test_the_replay_sends_the_fixtures_events_byte_for_byte(server):
+    with open_stream(server.url) as response:
+        received = b"".join(response.iter_bytes())
+    assert received == FIXTURE
+    assert events(received) == events(FIXTURE)
+
+
+def test_the_replay_arrives_one_event_per_network_chunk():
+    with ReplayServer("fixture", pace=0.01) as slow:
+        timed = timed_stream(slow.url)
+    assert len(timed.chunk_sizes) == len(split_events(FIXTURE))
+    assert sum(timed.chunk_sizes) == len(FIXTURE)
+    assert timed.event_times == sorted(timed.event_times)
+
+
+def test_the_replay_sends_the_headers_of_the_real_api(server):
+    with open_stream(server.url) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"] == "text/event-stream; charset=utf-8"
+        assert response.headers["cache-control"] == "no-cache"
+        assert response.headers["request-id"].startswith("req_")
+        assert "x-accel-buffering" not in response.headers
+
+
+def test_request_ids_count_the_requests():
+    with ReplayServer(pace=PACE) as fresh:
+        ids = [httpx.post(fresh.url + "/v1/messages", json={}).headers["request-id"] for _ in range(2)]
+        assert fresh.requests == 2
+    assert ids == ["req_replay_0001", "req_replay_0002"]
+
+
+def test_the_real_sdk_over_the_socket_builds_the_same_message_as_offline(server):
+    with sdk_client(server.url) as client, sdk_stream(client) as stream:
+        over_http = stream.get_final_message().to_dict()
+    assert over_http == sdk_final_message(FIXTURE)
+
+
+def test_without_stream_the_reply_is_the_final_message_as_json(server):
+    reply = httpx.post(server.url + "/v1/messages", json={"model": "m", "stream": False})
+    assert reply.headers["content-type"] == "application/json"
+    assert reply.json() == accumulate(FIXTURE)
+    with sdk_client(server.url) as client:
+        created = client.messages.create(model="claude-haiku-4-5", max_tokens=1, messages=[{"role": "user", "content": "x"}])
+    assert compare_messages(reply.json(), created.to_dict()) == []
+
+
+def test_a_fixture_can_be_chosen_per_request(server):
+    with open_stream(server.url, params={"fixture": "text_only"}) as response:
+        assert b"".join(response.iter_bytes()) == read_fixture("text_only")
+
+
+def test_a_bad_option_is_an_invalid_request_error(server):
+    for params in ({"error_after": "soon"}, {"fixture": "../pyproject"}):
+        reply = httpx.post(server.url + "/v1/messages", params=params, json={"stream": True})
+        assert reply.status_code == 400
+        assert reply.json()["error"]["type"] == "invalid_request_error"
+
+
+# -- faults ----------------------------------------------------------------------
+
+
+def test_error_after_k_sends_an_overloaded_error_after_event_k(server):
+    with open_stream(server.url, params={"error_after": 5}) as response:
+        with pytest.raises(APIStreamError) as caught:
+            accumulate(response.iter_bytes())
+    assert (caught.value.error_type, caught.value.retryable, caught.value.event_number) == ("overloaded_error", True, 6)
+    assert caught.value.partial["content"][0]["text"] == TEXT_AFTER_FIVE
+
+
+def test_a_fault_can_be_asked_for_in_a_header_too(server):
+    with open_stream(server.url, headers={"x-replay-error-after": "5"}) as response:
+        assert b"".join(response.iter_bytes()) == FIRST_FIVE + OVERLOADED
+
+
+def test_drop_at_k_sends_k_bytes_then_cuts_the_connection(server):
+    dropped = []
+    with open_stream(server.url, params={"drop_at": len(FIRST_FIVE) + 20}) as response:
+        received = b"".join(until_dropped(response.iter_bytes(), dropped))
+    assert received == FIXTURE[: len(FIRST_FIVE) + 20]
+    assert isinstance(dropped[0], httpx.RemoteProtocolError)
+
+
+def test_httpx_reports_a_cut_connection_as_a_protocol_error(server):
+    with open_stream(server.url, params={"drop_at": 100}) as response:
+        with pytest.raises(httpx.RemoteProtocolError):
+            accumulate(response.iter_bytes())
+
+
+def test_a_cut_connection_is_an_incomplete_stream_with_the_partial_message(server):
+    with open_stream(server.url, params={"drop_at": len(FIRST_FIVE) + 20}) as response:
+        with pytest.raises(IncompleteStreamError) as caught:
+            accumulate(until_dropped(response.iter_bytes()))
+    assert caught.value.partial["content"][0]["text"] == TEXT_AFTER_FIVE
+
+
+def test_timed_stream_keeps_the_error_and_the_partial_message_of_each_fault(server):
+    failed = timed_stream(server.url, params={"error_after": 5})
+    cut = timed_stream(server.url, params={"drop_at": len(FIRST_FIVE) + 20})
+    assert isinstance(failed.error, APIStreamError) and failed.dropped is None
+    assert isinstance(cut.error, IncompleteStreamError) and "incomplete chunked read" in cut.dropped
+    assert failed.message["content"][0]["text"] == cut.message["content"][0]["text"] == TEXT_AFTER_FIVE
+
+
+def test_first_token_delay_holds_back_only_the_first_delta(server):
+    timed = timed_stream(server.url, params={"first_token_delay": 0.3})
+    assert timed.event_types[:4] == ["message_start", "content_block_start", "ping", "content_block_delta"]
+    assert timed.event_times[2] < 0.2  # the events before it came at once
+    assert timed.time_to_first_token == timed.event_times[3] >= 0.3
+    assert timed.event_times[-1] - timed.time_to_first_token < 0.3  # the rest at the normal pace
+
+
+def test_the_real_sdk_sees_each_fault_too(server):
+    with sdk_client(server.url) as client:
+        with sdk_stream(client, extra_query={"error_after": 5}) as stream, pytest.raises(anthropic.APIStatusError):
+            stream.get_final_message()
+        with sdk_stream(client, extra_headers={"x-replay-drop-at": "300"}) as stream, pytest.raises(httpx2.RemoteProtocolError):
+            stream.get_final_message()  # the SDK's own httpx fork reports the cut as httpx does
+
+
+# -- hanging up early, and cleaning up -----------------------------------------------
+
+
+def test_interrupting_keeps_the_partial_message_and_the_server_sees_the_disconnect():
+    with ReplayServer("fixture", pace=0.02) as slow:
+        timed = timed_stream(slow.url, stop_after=5)
+        assert slow.wait_for_disconnects(1)
+    assert timed.interrupted and timed.error is None
+    assert timed.message["content"][0]["text"] == TEXT_AFTER_FIVE
+    assert timed.message["stop_reason"] is None  # not a finished message
+
+
+def test_a_stream_read_to_the_end_is_not_a_disconnect(server):
+    before = server.disconnects
+    timed_stream(server.url)
+    timed_stream(server.url, params={"drop_at": 100})  # the server hanging up is not the client leaving
+    assert not server.wait_for_disconnects(before + 1, timeout=0.3)
+
+
+def test_closing_the_sdk_stream_early_leaves_no_thread_socket_or_server_behind():
+    threads_before = set(threading.enumerate())
+    with ReplayServer("fixture", pace=0.02) as slow:
+        port = slow.port
+        with sdk_client(slow.url) as client, sdk_stream(client) as stream:
+            for number, _ in enumerate(stream, 1):
+                if number == 3:
+                    break  # leaving the block closes the response: the client hangs up
+        assert slow.wait_for_disconnects(1)
+        assert any(thread.name.startswith("replay-server") for thread in threading.enumerate())
+    assert set(threading.enumerate()) == threads_before
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=0.5)
+
+
+# -- the pieces ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", fixture_names())
+def test_the_event_pieces_of_every_fixture_join_back_into_its_bytes(name):
+    raw = read_fixture(name)
+    assert b"".join(split_events(raw)) == raw
+
+
+def test_drop_at_beyond_the_end_sends_everything_and_does_not_hang_up():
+    assert plan_body(FIXTURE, drop_at=len(FIXTURE) + 1) == (split_events(FIXTURE), False)
+    assert plan_body(FIXTURE, drop_at=len(FIXTURE)) == (split_events(FIXTURE), True)
+
+
+def test_the_module_examples_run():
+    for module in (streaming_lib.server, streaming_lib.network):
+        assert doctest.testmod(module).failed == 0
