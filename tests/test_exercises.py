@@ -1,0 +1,418 @@
+"""Exercises and solutions from one source, and checks that can fail.
+
+- `exercises/` is exactly what `scripts/make_exercises.py` makes of `solutions/`;
+- every exercise as handed out (nothing filled in) fails, and fails in a check cell
+  with NotImplementedError or AssertionError: its set-up cells run;
+- for every exercise, the usual mistakes, put in place of the solution, are rejected
+  by an AssertionError in the check cells listed for them, and in no other cell;
+  together the mistakes make every check cell of every exercise fail.
+
+Running the solutions under strict nbval is the second half of `make test`.
+Kernels are slow, so every notebook run the selected tests need is started at once
+by one fixture, one kernel per CPU at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import re
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS_DIR, EXERCISES_DIR = ROOT / "solutions", ROOT / "exercises"
+SOLUTIONS = sorted(SOLUTIONS_DIR.glob("[0-9][0-9]_*.ipynb"))
+NAMES = [path.stem for path in SOLUTIONS]
+
+
+def load_script(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+make_exercises = load_script("make_exercises")
+execute_solutions = load_script("execute_solutions")
+
+
+def read(path):
+    return nbformat.read(path, as_version=4)
+
+
+def code_cells(notebook):
+    return [cell for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def is_check(cell):
+    return "check" in cell.metadata.get("tags", [])
+
+
+def check_ids(notebook):
+    return {cell.id for cell in notebook.cells if is_check(cell)}
+
+
+def errors(notebook):
+    """{cell id: exception name} for every cell that raised, in order."""
+    return {
+        cell.id: output.ename
+        for cell in code_cells(notebook)
+        for output in cell.outputs
+        if output.output_type == "error"
+    }
+
+
+def error_report(notebook):
+    """Every error of an executed notebook, one line each, for failure messages."""
+    return "\n".join(
+        f"  {cell.id}: {output.ename}: {output.evalue[:300]}"
+        for cell in code_cells(notebook)
+        for output in cell.outputs
+        if output.output_type == "error"
+    )
+
+
+# -- the generator ----------------------------------------------------------------------
+
+
+def test_the_committed_exercises_are_what_the_generator_makes_of_the_solutions():
+    expected = make_exercises.exercise_files()
+    assert sorted(expected) == sorted(EXERCISES_DIR.glob("*.ipynb")), "run `make exercises`: a file is missing or extra"
+    for path, text in expected.items():
+        assert path.read_text(encoding="utf-8") == text, f"{path.name} is out of date: run `make exercises`"
+
+
+def test_generating_twice_gives_the_same_bytes():
+    first = make_exercises.exercise_files()
+    assert make_exercises.exercise_files() == first
+
+
+def test_a_region_becomes_its_hint_and_a_stub_at_the_markers_indentation():
+    source = "def f(x):\n    ### BEGIN SOLUTION\n    # Double it.\n    return 2 * x\n    ### END SOLUTION\n\nf(1)"
+    assert make_exercises.strip_solutions(source) == (
+        'def f(x):\n    # Double it.\n    raise NotImplementedError("your code here")\n\nf(1)'
+    )
+
+
+def test_only_the_leading_comments_of_a_region_are_kept():
+    source = "    ### BEGIN SOLUTION\n    # hint\n    x = 1  # not a hint\n    # nor this\n    ### END SOLUTION"
+    assert make_exercises.strip_solutions(source) == '    # hint\n    raise NotImplementedError("your code here")'
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "### BEGIN SOLUTION\n# hint\nx = 1",
+        "# hint\nx = 1\n### END SOLUTION",
+        "### BEGIN SOLUTION\n### BEGIN SOLUTION\n# hint\n### END SOLUTION",
+        "### BEGIN SOLUTION\nx = 1\n### END SOLUTION",
+    ],
+    ids=["never-ended", "never-begun", "nested", "no-hint"],
+)
+def test_broken_markers_and_regions_without_a_hint_are_refused(source):
+    with pytest.raises(make_exercises.MarkerError):
+        make_exercises.strip_solutions(source)
+
+
+def test_a_stub_that_leaves_invalid_python_is_refused():
+    # The markers sit less indented than the body they cut out: the stub would leave `def f():` empty.
+    source = "def f():\n### BEGIN SOLUTION\n    # hint\n    return 1\n### END SOLUTION"
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    with pytest.raises(make_exercises.MarkerError, match="cell 1"):
+        make_exercises.make_exercise(notebook)
+
+
+# -- the notebooks as committed -----------------------------------------------------------
+
+
+def test_there_are_six_exercises_easiest_first():
+    assert NAMES == [
+        "01_thinking_blocks",
+        "02_partial_json",
+        "03_live_preview",
+        "04_line_splitter",
+        "05_failing_well",
+        "06_usage_accounting",
+    ]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_notebook_says_how_to_check_it_and_which_lesson_it_practises(name):
+    intro = read(SOLUTIONS_DIR / f"{name}.ipynb").cells[0]
+    assert intro.cell_type == "markdown"
+    assert f"`pytest --nbval-lax exercises/{name}.ipynb`" in intro.source
+    assert re.search(r"\(\.\./notebooks/0[0-6]_\w+\.ipynb\)", intro.source)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_solution_has_regions_checks_and_hints(name):
+    notebook = read(SOLUTIONS_DIR / f"{name}.ipynb")
+    assert any(make_exercises.solution_regions(cell.source) for cell in code_cells(notebook))
+    assert len(check_ids(notebook)) >= 3
+    assert any(cell.cell_type == "markdown" and "## Hints" in cell.source for cell in notebook.cells)
+    # Regions sit inside functions, so an exercise's set-up cells run without them.
+    for cell in code_cells(notebook):
+        for first, _, indent in make_exercises.solution_regions(cell.source):
+            assert indent, f"{name}: a solution region at the top level of a cell would fail before the checks"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_solutions_are_committed_executed_top_to_bottom_without_errors(name):
+    notebook = read(SOLUTIONS_DIR / f"{name}.ipynb")
+    assert notebook.metadata.kernelspec.name == "python3"
+    counts = [cell.execution_count for cell in code_cells(notebook)]
+    assert counts == list(range(1, len(counts) + 1))
+    assert not errors(notebook)
+    assert all(cell.outputs for cell in code_cells(notebook) if is_check(cell)), "a check should say what it checked"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_exercises_are_committed_without_outputs(name):
+    notebook = read(EXERCISES_DIR / f"{name}.ipynb")
+    assert all(not cell.outputs and cell.execution_count is None for cell in code_cells(notebook))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_outputs_hold_no_machine_paths_addresses_or_timings(name):
+    text = (SOLUTIONS_DIR / f"{name}.ipynb").read_text(encoding="utf-8")
+    assert str(ROOT) not in text
+    assert not re.search(r"(/tmp/|/home/|/Users/|site-packages| at 0x[0-9a-f]{6,}|\d+\.\d+ ?(s|ms|µs)\b)", text)
+
+
+# -- wrong answers the checks must reject ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A wrong answer: the solution region containing `region` replaced by `code`
+    (dedented; it takes the region's indentation), or changed by the `edits`
+    (old, new) replacements. `fails`: the check cells that must reject it."""
+
+    notebook: str
+    name: str
+    region: str
+    fails: tuple[str, ...]
+    code: str = ""
+    edits: tuple[tuple[str, str], ...] = ()
+
+
+MISTAKES = [
+    Mistake(
+        "01_thinking_blocks", "ignores signature_delta", 'block["thinking"] +=',
+        fails=("check-my-stream-sdk", "check-fixtures-sdk"),
+        edits=(('block["signature"] = delta["signature"]', "pass"),),
+    ),
+    Mistake(
+        "01_thinking_blocks", "writes a stream without signature_delta", "msg_by_hand",
+        fails=("check-my-stream",),
+        code="""
+            events = read_fixture("thinking").split(b"\\n\\n")
+            return b"\\n\\n".join(event for event in events if b"signature_delta" not in event)
+        """,
+    ),
+    Mistake(
+        "02_partial_json", "parses strictly, or gives nothing", "def skip_spaces",
+        fails=("check-example", "check-tricky", "check-every-prefix", "check-previews"),
+        code="""
+            try:
+                return json.loads(text)
+            except ValueError:
+                return None
+        """,
+    ),
+    Mistake(
+        "02_partial_json", "parses each fragment alone", "received +=",
+        fails=("check-previews",),
+        code="""
+            for fragment in fragments:
+                yield parse_partial(fragment)
+        """,
+    ),
+    Mistake(
+        "03_live_preview", "allows execution at max_tokens", "self.stop_reason is None",
+        fails=("check-max-tokens",),
+        edits=(('self.stop_reason is None or self.stop_reason == "max_tokens"', "self.stop_reason is None"),),
+    ),
+    Mistake(
+        "03_live_preview", "executes as soon as the block stops", "self.stop_reason is None",
+        fails=("check-waits", "check-max-tokens"),
+        edits=(('self.stop_reason is None or self.stop_reason == "max_tokens"', "False"),),
+    ),
+    Mistake(
+        "03_live_preview", "skips the schema", "self.stop_reason is None",
+        fails=("check-schema",),
+        edits=(("return jsonschema.Draft202012Validator(WRITE_FILE_SCHEMA).is_valid(arguments)", "return True"),),
+    ),
+    Mistake(
+        "03_live_preview", "previews without unfinished strings", "trailing_strings=True",
+        fails=("check-preview", "check-max-tokens"),
+        edits=(("trailing_strings=True", "trailing_strings=False"),),
+    ),
+    Mistake(
+        "04_line_splitter", "splits on LF only", "re.split(rb",
+        fails=("check-endings", "check-cr-split", "check-every-split"),
+        code="""
+            *lines, self.pending = (self.pending + chunk).split(b"\\n")
+            return [line.decode("utf-8") for line in lines]
+        """,
+    ),
+    Mistake(
+        "04_line_splitter", "forgets a CR at the end of a chunk", "re.split(rb",
+        fails=("check-cr-split", "check-every-split"),
+        code="""
+            *lines, self.pending = re.split(rb"\\r\\n|\\r|\\n", self.pending + chunk)
+            return [line.decode("utf-8") for line in lines]
+        """,
+    ),
+    Mistake(
+        "04_line_splitter", "decodes each chunk on its own", "re.split(rb",
+        fails=("check-pending", "check-every-split"),
+        code="""
+            if self.after_cr and chunk[:1] == b"\\n":
+                chunk = chunk[1:]
+                self.after_cr = False
+            if chunk:
+                self.after_cr = chunk.endswith(b"\\r")
+            text = self.pending.decode("utf-8") + chunk.decode("utf-8", errors="replace")
+            *lines, rest = re.split(r"\\r\\n|\\r|\\n", text)
+            self.pending = rest.encode("utf-8")
+            return lines
+        """,
+    ),
+    Mistake(
+        "05_failing_well", "swallows the error event", "raise APIStreamError",
+        fails=("check-error-event",),
+        edits=(('if event["type"] == "error":', 'if event["type"] == "error":\n            continue  # ignored'),),
+    ),
+    Mistake(
+        "05_failing_well", "raises without the partial message", "raise APIStreamError",
+        fails=("check-error-event", "check-cut"),
+        edits=(("partial=acc.message", "partial=None"),),
+    ),
+    Mistake(
+        "05_failing_well", "returns what arrived when the stream is cut", "raise APIStreamError",
+        fails=("check-cut",),
+        edits=(("if not finished:", "if False:"),),
+    ),
+    Mistake(
+        "05_failing_well", "reads each chunk as a stream of its own", "raise APIStreamError",
+        fails=("check-complete",),
+        edits=(("enumerate(iter_sse(chunks), 1)", "enumerate((sse for chunk in chunks for sse in iter_sse([chunk])), 1)"),),
+    ),
+    Mistake(
+        "06_usage_accounting", "adds up output_tokens", "a running total",
+        fails=("check-streams", "check-absent", "check-conversation"),
+        code="""
+            usage = {}
+            for sse in iter_sse([raw]):
+                event = json.loads(sse.data)
+                if event["type"] == "message_start":
+                    usage = dict(event["message"]["usage"])
+                elif event["type"] == "message_delta":
+                    for field, value in event["usage"].items():
+                        if field == "output_tokens":
+                            usage[field] += value  # "more tokens came out"
+                        elif value is not None:
+                            usage[field] = value
+            return usage
+        """,
+    ),
+    Mistake(
+        "06_usage_accounting", "copies null counts too", "a running total",
+        fails=("check-absent",),
+        edits=(("if value is not None:", "if True:"),),
+    ),
+    Mistake(
+        "06_usage_accounting", "counts the conversation's input once", "dict.fromkeys(TOKEN_FIELDS, 0)",
+        fails=("check-conversation",),
+        code="""
+            total = dict.fromkeys(TOKEN_FIELDS, 0)
+            for number, raw in enumerate(streams):
+                usage = stream_usage(raw)
+                for field in TOKEN_FIELDS:
+                    if field == "input_tokens" and number > 0:
+                        continue  # "the prompt was already counted"
+                    total[field] += usage.get(field) or 0
+            return total
+        """,
+    ),
+]
+
+
+def with_mistake(notebook, mistake):
+    """A copy of a solution notebook with one region replaced by the mistake."""
+    notebook = nbformat.from_dict(notebook)
+    found = []
+    for cell in code_cells(notebook):
+        lines = cell.source.split("\n")
+        for first, last, indent in reversed(make_exercises.solution_regions(cell.source)):
+            body = "\n".join(lines[first + 1 : last])
+            if mistake.region not in body:
+                continue
+            found.append(cell.id)
+            if mistake.code:
+                body = textwrap.indent(textwrap.dedent(mistake.code).strip("\n"), indent)
+            for old, new in mistake.edits:
+                assert old in body, f"{mistake.name}: {old!r} is not in the region any more"
+                body = body.replace(old, new)
+            lines[first : last + 1] = body.split("\n")
+        cell.source = "\n".join(lines)
+    assert len(found) == 1, f"{mistake.name}: {mistake.region!r} should be in exactly one region, found {len(found)}"
+    return notebook
+
+
+@dataclass(frozen=True)
+class Job:
+    """One notebook run: the exercise as handed out, or a solution with a mistake in it."""
+
+    name: str
+    mistake: Mistake | None = None
+
+    def notebook(self):
+        if self.mistake is None:
+            return read(EXERCISES_DIR / f"{self.name}.ipynb"), EXERCISES_DIR
+        return with_mistake(read(SOLUTIONS_DIR / f"{self.name}.ipynb"), self.mistake), SOLUTIONS_DIR
+
+
+@pytest.fixture(scope="module")
+def executed(request):
+    """{job: executed notebook} for every job the selected tests of this module need, run at once."""
+    params = [item.callspec.params for item in request.session.items if hasattr(item, "callspec")]
+    jobs = sorted({p["job"] for p in params if isinstance(p.get("job"), Job)}, key=repr)
+    notebooks = asyncio.run(execute_solutions.run_all([job.notebook() for job in jobs], allow_errors=True))
+    return Runs(zip(jobs, notebooks))
+
+
+class Runs(dict):
+    """{job: executed notebook}, with a short repr for failure reports."""
+
+    def __repr__(self):
+        return f"<{len(self)} executed notebooks>"
+
+
+@pytest.mark.parametrize("job", [Job(name) for name in NAMES], ids=NAMES)
+def test_an_unfilled_exercise_fails_at_a_check_cell_not_before(job, executed):
+    raised = errors(executed[job])
+    assert raised, "the exercise passes with nothing filled in"
+    first_cell, first_error = next(iter(raised.items()))
+    assert first_cell in check_ids(executed[job]), f"a cell raised before any check ran:\n{error_report(executed[job])}"
+    assert first_error in ("NotImplementedError", "AssertionError"), error_report(executed[job])
+
+
+@pytest.mark.parametrize("job", [Job(m.notebook, m) for m in MISTAKES], ids=[m.notebook + "-" + re.sub(r"\W+", "-", m.name) for m in MISTAKES])
+def test_a_wrong_answer_is_rejected_by_its_checks(job, executed):
+    raised = errors(executed[job])
+    assert raised == dict.fromkeys(job.mistake.fails, "AssertionError"), (
+        f"{job.mistake.name}: expected an AssertionError in exactly {job.mistake.fails}, got:\n{error_report(executed[job])}"
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_check_cell_rejects_at_least_one_wrong_answer(name):
+    rejected = {cell for mistake in MISTAKES if mistake.notebook == name for cell in mistake.fails}
+    assert rejected == check_ids(read(SOLUTIONS_DIR / f"{name}.ipynb"))
