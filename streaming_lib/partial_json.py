@@ -1,0 +1,481 @@
+"""Parse JSON that is still arriving: the best value for every prefix.
+
+A streamed tool call's input arrives as JSON text in fragments (``input_json_delta``),
+e.g. ``'{"path": "calc.py", "con'``.  ``parse_partial_json(text)`` gives the best value
+for such a prefix.  ``PartialJSONParser`` does it incrementally: ``feed()`` a fragment,
+get back what changed.  It keeps its place (a state machine with an explicit stack) and
+never re-reads text, so n characters cost O(n) in total.
+
+Values and errors follow jiter (the ``anthropic`` SDK's parser) called as
+``jiter.from_json(text.encode(), partial_mode=True)`` (or ``"trailing-strings"``):
+
+* Unfinished keys, literals (``tru``) and numbers (``1.``, ``-``) are left out, and so are
+  unfinished strings unless ``trailing_strings=True`` keeps them (cut before an
+  unfinished escape).  A number at the very end counts as it stands: ``[1`` is ``[1]``.
+* No value yet at the top level (``''``, ``'tru'``, ``'"ab'`` without trailing strings)
+  is an error.  Text after a complete top-level value is ignored.
+* After a complete value, a character other than ``,`` or the closing bracket ends the
+  container: ``[1 x`` is ``[1]``.
+* ``NaN`` and ``Infinity`` are accepted; a repeated key keeps its first place and takes
+  the last value; at most 200 levels of nesting and 4300 digits in an integer.
+
+Non-goals: bytes input; jiter's other options (Decimal floats, duplicate-key errors);
+byte or line/column positions (offsets count characters); several documents per stream.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Union
+
+JITER_MAX_DEPTH = 200   # jiter rejects a value nested inside more containers than this
+MAX_INT_DIGITS = 4300   # jiter, like Python's int(), rejects longer integers
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+# Inside a string, everything up to one of these characters is copied as one slice.
+_STRING_STOP = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
+            "t": "\t"}
+_HEX4 = re.compile("[0-9a-fA-F]{4}")
+_LITERALS = {"t": ("true", True), "f": ("false", False), "n": ("null", None),
+             "N": ("NaN", float("nan")), "I": ("Infinity", float("inf"))}
+# Numbers, as a table: state -> {character class -> next state}.  A character with no
+# entry ends the number, which is an error unless the state is one of _NUMBER_ENDS.
+_NUMBER_CLASS = {**dict.fromkeys("123456789", "1"), "0": "0", "-": "-", "+": "+",
+                 ".": ".", "e": "e", "E": "e"}
+_NUMBER_STEPS = {
+    "start": {"-": "sign", "0": "zero", "1": "int"},
+    "sign": {"0": "zero", "1": "int"},      # "-" then "I" is -Infinity, handled apart
+    "zero": {".": "dot", "e": "exp"},       # a digit after a leading 0 is an error
+    "int": {"0": "int", "1": "int", ".": "dot", "e": "exp"},
+    "dot": {"0": "frac", "1": "frac"},
+    "frac": {"0": "frac", "1": "frac", "e": "exp"},
+    "exp": {"0": "exp_digits", "1": "exp_digits", "+": "exp_sign", "-": "exp_sign"},
+    "exp_sign": {"0": "exp_digits", "1": "exp_digits"},
+    "exp_digits": {"0": "exp_digits", "1": "exp_digits"},
+}
+_NUMBER_ENDS = frozenset({"zero", "int", "frac", "exp_digits"})
+_NOTHING = object()     # "no value yet" (None is a JSON value: null)
+
+
+class PartialJSONError(ValueError):
+    """The text is not the start of a JSON value, or (for a snapshot) has no value yet.
+
+    ``offset``: 0-based character index of the problem (``len(text)`` when the text just
+    ends too early).  ``message``: jiter's wording, e.g. ``"expected value"``.
+    """
+
+    def __init__(self, message: str, offset: int):
+        super().__init__(f"{message} at offset {offset}")
+        self.message, self.offset = message, offset
+
+
+Path = tuple  # keys (str) and list indices (int), outermost first; () is the top level
+
+
+@dataclass(frozen=True, slots=True)
+class SetValue:
+    """``value`` now sits at ``path``, replacing what was there (a repeated key): a
+    finished scalar, or a new empty list, dict or str that later changes fill in."""
+    path: Path
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class AppendString:
+    """``text`` was added to the string at ``path``.  At most one per string per ``feed``,
+    so a preview that appends these does O(n) work in total."""
+    path: Path
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndValue:
+    """The string, list or dict at ``path`` is complete (scalars are complete at once)."""
+    path: Path
+
+
+Change = Union[SetValue, AppendString, EndValue]
+
+
+def parse_partial_json(text: str, *, trailing_strings: bool = False,
+                       max_depth: int | None = JITER_MAX_DEPTH) -> Any:
+    """The best Python value for the JSON prefix ``text``, as jiter gives it.
+
+    >>> parse_partial_json('{"path": "calc.py", "con')
+    {'path': 'calc.py'}
+    >>> parse_partial_json('["d\\\\u00e9f", "ab\\\\u00', trailing_strings=True)
+    ['déf', 'ab']
+
+    Raises ``PartialJSONError`` for invalid JSON and when there is no value yet.
+    """
+    parser = PartialJSONParser(max_depth=max_depth, track_changes=False)
+    parser.feed(text)
+    return parser.snapshot(trailing_strings)
+
+
+class PartialJSONParser:
+    """Incremental partial-JSON parser: ``feed`` fragments, read changes, take snapshots.
+
+    >>> p = PartialJSONParser()
+    >>> p.feed('{"a": "xy')
+    [SetValue(path=(), value={}), SetValue(path=('a',), value=''), AppendString(path=('a',), text='xy')]
+    >>> p.feed('z", "b": [1')
+    [AppendString(path=('a',), text='z'), EndValue(path=('a',)), SetValue(path=('b',), value=[])]
+    >>> p.snapshot()
+    {'a': 'xyz', 'b': [1]}
+
+    The changes track ``snapshot(trailing_strings=True)``, except that a number is
+    reported only when the character after it arrives ("1" may still become "12").
+    ``done``: the top-level value is complete (later text is ignored).  ``position``:
+    characters fed so far.  After an error, ``error`` holds it and ``feed``/``snapshot``
+    raise it again.  ``max_depth=None`` lifts the nesting limit (nothing here recurses).
+    A change carries its whole path, so costs O(depth); ``track_changes=False`` skips
+    them (``feed`` then returns []).
+    """
+
+    def __init__(self, *, max_depth: int | None = JITER_MAX_DEPTH, track_changes: bool = True):
+        self.max_depth, self._track = max_depth, track_changes
+        self.position = 0            # characters fed before the current fragment
+        self.done = False
+        self.error: PartialJSONError | None = None
+        self._changes: list[Change] = []
+        self._state = self._value    # the method that reads the next characters
+        self._root: Any = _NOTHING   # the top-level value, once it has started
+        # Open containers, outermost first; per level also the key whose value comes next
+        # (dicts) and the container's path (for change records).
+        self._stack: list[list | dict] = []
+        self._keys: list[str | None] = []
+        self._paths: list[Path | None] = []
+        self._after_comma = False    # "]" or "}" now would be a trailing comma
+        # The token that may be split across fragments: "key", "string", "number", "literal".
+        self._reading: str | None = None
+        self._pieces: list[str] = []  # its text so far (decoded), joined only on demand
+        self._fresh = 0              # _pieces[_fresh:] is not yet reported by AppendString
+        self._string_path: Path | None = None
+        self._escape_text, self._escape_at = "", 0   # an unfinished escape and its offset
+        self._number_state, self._int_digits = "start", 0
+        self._word, self._word_value = "", None      # the literal being read, e.g. "true"
+
+    def feed(self, fragment: str) -> list[Change]:
+        """Read the next fragment (any length); return the changes it made, in order."""
+        if self.error:
+            raise self.error
+        self._changes = changes = []
+        pos, end = 0, len(fragment)
+        try:
+            while pos < end and not self.done:
+                pos = self._state(fragment, pos)
+        except PartialJSONError as exc:
+            self.error = exc
+            raise
+        finally:
+            self.position += end
+        if self._reading == "string" and self._track:
+            self._report_new_text()
+        return changes
+
+    def snapshot(self, trailing_strings: bool = False) -> Any:
+        """The value so far, equal to ``parse_partial_json(all_text_fed, ...)``.
+
+        A fresh deep copy each time: O(size of the value), no re-parsing.  Raises
+        ``PartialJSONError`` (offset ``position``) while the top level has no value.
+        """
+        if self.error:
+            raise self.error
+        pending = _NOTHING           # the unfinished string or number, if it counts
+        if self._reading == "string" and trailing_strings:
+            pending = "".join(self._pieces)
+            if len(self._pieces) > 1:    # keep the join for next time; feed has already
+                self._pieces[:], self._fresh = [pending], 1   # reported all of it
+        elif self._reading == "number" and self._number_state in _NUMBER_ENDS:
+            pending = _number_value("".join(self._pieces))
+        if self._root is _NOTHING:
+            if pending is _NOTHING:
+                what = "a string" if self._reading == "string" else "a value"
+                raise PartialJSONError(f"EOF while parsing {what}", self.position)
+            return pending
+        if type(self._root) not in (list, dict):
+            return self._root
+        copy, top = _copy_tree(self._root, self._stack[-1] if self._stack else None)
+        if pending is not _NOTHING:
+            if type(top) is list:
+                top.append(pending)
+            else:
+                top[self._keys[-1]] = pending
+        return copy
+
+    # Helpers that put a finished value in place and report it.
+
+    def _child_path(self) -> Path:
+        """The path of the next value in the innermost open container."""
+        if not self._stack:
+            return ()
+        top = self._stack[-1]
+        return self._paths[-1] + (len(top) if type(top) is list else self._keys[-1],)
+
+    def _place(self, value: Any) -> None:
+        if not self._stack:
+            self._root = value
+        elif type(self._stack[-1]) is list:
+            self._stack[-1].append(value)
+        else:
+            self._stack[-1][self._keys[-1]] = value
+
+    def _value_done(self) -> None:
+        """A value just ended: its container goes on, or the whole document is complete."""
+        self._reading, self._state = None, self._after_value
+        self.done = not self._stack
+
+    def _scalar(self, value: Any) -> None:
+        if self._track:
+            self._changes.append(SetValue(self._child_path(), value))
+        self._place(value)
+        self._value_done()
+
+    def _close(self) -> None:
+        self._stack.pop()
+        self._keys.pop()
+        path = self._paths.pop()
+        if self._track:
+            self._changes.append(EndValue(path))
+        self._value_done()
+
+    def _report_new_text(self) -> None:
+        if self._fresh < len(self._pieces):
+            text = "".join(self._pieces[self._fresh:])
+            self._changes.append(AppendString(self._string_path, text))
+            self._fresh = len(self._pieces)
+
+    # States: each reads from text[pos:] and returns the position after what it used.
+
+    def _value(self, text: str, pos: int) -> int:
+        """A value starts here: at the top, after ':', and inside a list."""
+        pos = _WHITESPACE.match(text, pos).end()
+        if pos == len(text):
+            return pos
+        char, offset = text[pos], self.position + pos
+        if self._stack and char == "]" and type(self._stack[-1]) is list:
+            if self._after_comma:
+                raise PartialJSONError("trailing comma", offset)
+            self._close()            # "[]"; jiter checks the depth only for an item
+            return pos + 1
+        if self.max_depth is not None and len(self._stack) > self.max_depth:
+            raise PartialJSONError("recursion limit exceeded", offset)
+        if char in "[{":
+            path = self._child_path() if self._track else None
+            if self._track:
+                self._changes.append(SetValue(path, [] if char == "[" else {}))
+            container = [] if char == "[" else {}
+            self._place(container)
+            self._stack.append(container)
+            self._keys.append(None)
+            self._paths.append(path)
+            self._after_comma = False
+            self._state = self._value if char == "[" else self._key
+            return pos + 1
+        if char == '"':
+            self._start_string("string")
+            return pos + 1
+        if char in _LITERALS:
+            self._start_literal(*_LITERALS[char])
+        elif char == "-" or "0" <= char <= "9":
+            self._reading, self._pieces = "number", []
+            self._number_state, self._int_digits = "start", 0
+            self._state = self._number
+        else:
+            raise PartialJSONError("expected value", offset)
+        return pos                   # the number or literal reads this character itself
+
+    def _key(self, text: str, pos: int) -> int:
+        """After '{' or after ',' in a dict: a key (or '}' right after '{')."""
+        pos = _WHITESPACE.match(text, pos).end()
+        if pos == len(text):
+            return pos
+        if text[pos] == '"':
+            self._start_string("key")
+        elif text[pos] != "}":
+            raise PartialJSONError("key must be a string", self.position + pos)
+        elif self._after_comma:
+            raise PartialJSONError("trailing comma", self.position + pos)
+        else:
+            self._close()
+        return pos + 1
+
+    def _colon(self, text: str, pos: int) -> int:
+        pos = _WHITESPACE.match(text, pos).end()
+        if pos < len(text):
+            if text[pos] != ":":
+                raise PartialJSONError("expected `:`", self.position + pos)
+            self._state = self._value
+            pos += 1
+        return pos
+
+    def _after_value(self, text: str, pos: int) -> int:
+        """After a value in a container: ',' or the closing bracket.  In jiter's partial
+        mode anything else ends the container too, and its parent sees the same character."""
+        pos = _WHITESPACE.match(text, pos).end()
+        if pos == len(text):
+            return pos
+        char, is_list = text[pos], type(self._stack[-1]) is list
+        if char == ",":
+            self._after_comma = True
+            self._state = self._value if is_list else self._key
+            return pos + 1
+        self._close()
+        return pos + 1 if char == ("]" if is_list else "}") else pos
+
+    def _start_string(self, reading: str) -> None:
+        self._reading, self._pieces, self._fresh = reading, [], 0
+        if reading == "string" and self._track:
+            self._string_path = self._child_path()
+            self._changes.append(SetValue(self._string_path, ""))
+        self._state = self._string
+
+    def _string(self, text: str, pos: int) -> int:
+        """Inside a string: take the run up to the next quote, backslash or bad character."""
+        stop = _STRING_STOP.search(text, pos)
+        end = stop.start() if stop else len(text)
+        if end > pos:
+            self._pieces.append(text[pos:end])
+        if stop is None:
+            return end
+        char = text[end]
+        if char == "\\":
+            self._escape_text, self._escape_at = "", self.position + end
+            self._state = self._escape
+            return end
+        if char != '"':
+            bad = "control character (\\u0000-\\u001F) found while parsing a string"
+            raise PartialJSONError(bad if char < " " else "invalid unicode code point",
+                                   self.position + end)
+        string = "".join(self._pieces)
+        if self._reading == "key":
+            self._keys[-1], self._reading, self._state = string, None, self._colon
+        else:
+            if self._track:
+                self._report_new_text()
+                self._changes.append(EndValue(self._string_path))
+            self._place(string)
+            self._value_done()
+        return end + 1
+
+    def _escape(self, text: str, pos: int) -> int:
+        """An escape, perhaps split across fragments: its raw text so far is kept."""
+        known = len(self._escape_text)
+        if not known and text[pos + 1:pos + 2] in _ESCAPES:   # fast path: "\\n" and the like
+            self._pieces.append(_ESCAPES[text[pos + 1]])
+            self._state = self._string
+            return pos + 2
+        raw = self._escape_text + text[pos:pos + 12 - known]   # longest: "\\ud83d\\ude00"
+        try:
+            decoded = _decode_escape(raw)
+        except PartialJSONError as exc:
+            raise PartialJSONError(exc.message, self._escape_at + exc.offset) from None
+        if decoded is None:          # the fragment ended inside the escape
+            self._escape_text = raw
+            return len(text)
+        self._pieces.append(decoded[0])
+        self._state = self._string
+        return pos + decoded[1] - known
+
+    def _number(self, text: str, pos: int) -> int:
+        start, end = pos, len(text)
+        while pos < end:
+            state = _NUMBER_STEPS[self._number_state].get(_NUMBER_CLASS.get(text[pos]))
+            if state is None:
+                break
+            if state == "int":
+                self._int_digits += 1
+                if self._int_digits > MAX_INT_DIGITS:   # jiter's offset: after that digit
+                    raise PartialJSONError("number out of range", self.position + pos + 1)
+            self._number_state = state
+            pos += 1
+        self._pieces.append(text[start:pos])
+        if pos == end:               # the number may go on in the next fragment
+            return pos
+        if self._number_state == "sign" and text[pos] == "I":
+            self._start_literal("Infinity", float("-inf"))
+        elif self._number_state not in _NUMBER_ENDS or (
+                self._number_state == "zero" and "0" <= text[pos] <= "9"):
+            raise PartialJSONError("invalid number", self.position + pos)
+        else:
+            self._scalar(_number_value("".join(self._pieces)))
+        return pos
+
+    def _start_literal(self, word: str, value: Any) -> None:
+        self._reading, self._word, self._word_value = "literal", word, value
+        self._state = self._literal
+
+    def _literal(self, text: str, pos: int) -> int:
+        """Inside true, false, null, NaN or Infinity: self._word is what is still expected."""
+        got = text[pos:pos + len(self._word)]
+        for i, char in enumerate(got):
+            if char != self._word[i]:
+                raise PartialJSONError("expected ident", self.position + pos + i)
+        self._word = self._word[len(got):]
+        if not self._word:
+            self._scalar(self._word_value)
+        return pos + len(got)
+
+
+def _number_value(raw: str) -> int | float:
+    return float(raw) if any(c in raw for c in ".eE") else int(raw)
+
+
+def _hex4(raw: str, at: int) -> int | None:
+    digits = raw[at:at + 4]
+    if _HEX4.fullmatch(digits):
+        return int(digits, 16)
+    if len(digits.encode("utf-8", "surrogatepass")) < 4:   # jiter waits for four bytes
+        return None
+    raise PartialJSONError("invalid escape", at + next(
+        i for i, char in enumerate(digits) if char not in "0123456789abcdefABCDEF"))
+
+
+def _decode_escape(raw: str) -> tuple[str, int] | None:
+    """Decode the escape at the start of ``raw``: (text, characters used), or None if
+    ``raw`` ends too early.  Error offsets are relative to ``raw``."""
+    if len(raw) < 2:
+        return None
+    if raw[1] != "u":
+        if raw[1] in _ESCAPES:
+            return _ESCAPES[raw[1]], 2
+        raise PartialJSONError("invalid escape", 1)
+    code = _hex4(raw, 2)
+    if code is None:
+        return None
+    if not 0xD800 <= code <= 0xDFFF:
+        return chr(code), 6
+    if code >= 0xDC00:               # a low surrogate cannot come first
+        raise PartialJSONError("lone leading surrogate in hex escape", 5)
+    # A high surrogate: a "\\u" low surrogate must follow, together one character.
+    for at, expected in ((6, "\\"), (7, "u")):
+        if len(raw) <= at:
+            return None
+        if raw[at] != expected:
+            raise PartialJSONError("unexpected end of hex escape", at)
+    low = _hex4(raw, 8)
+    if low is None:
+        return None
+    if not 0xDC00 <= low <= 0xDFFF:
+        raise PartialJSONError("lone leading surrogate in hex escape", 11)
+    return chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)), 12
+
+
+def _copy_tree(root: list | dict, wanted: Any) -> tuple[Any, Any]:
+    """Deep-copy nested lists and dicts with a loop, not recursion (any depth works);
+    also return the copy of the container ``wanted`` (None if absent)."""
+    copy = root.copy()
+    found = copy if root is wanted else None
+    todo = [copy]
+    while todo:
+        node = todo.pop()
+        for key, child in (node.items() if type(node) is dict else enumerate(node)):
+            if type(child) is list or type(child) is dict:
+                node[key] = child_copy = child.copy()
+                todo.append(child_copy)
+                if child is wanted:
+                    found = child_copy
+    return copy, found
