@@ -64,8 +64,6 @@ notebook_params = pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p i
 
 
 def test_the_course_has_one_notebook_per_step_in_order():
-    if len(NOTEBOOKS) < len(COURSE):  # TEMPORARY while the notebooks are being written
-        pytest.skip("the course is not complete yet")
     assert [p.stem for p in NOTEBOOKS] == COURSE
 
 
@@ -142,8 +140,6 @@ def test_the_notebook_closes_with_a_recap_and_then_a_check_cell(path):
 
 
 def test_start_here_links_to_every_notebook_and_to_the_exercises():
-    if not (NOTEBOOKS_DIR / "00_start_here.ipynb").exists():  # TEMPORARY while the notebooks are being written
-        pytest.skip("00_start_here is not written yet")
     start = read(NOTEBOOKS_DIR / "00_start_here.ipynb")
     text = "\n".join(cell.source for cell in start.cells if cell.cell_type == "markdown")
     for name in COURSE[1:]:
