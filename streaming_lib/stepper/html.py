@@ -26,9 +26,15 @@ from __future__ import annotations
 import hashlib
 import json
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from .frames import EVENT_BY_EVENT, ChunkSize, Frame
+
+
+def _asset(name: str) -> str:  # a file shipped beside this module -> its text
+    return (Path(__file__).parent / name).read_text(encoding="utf-8")
+
 
 # The page stores these panels as HTML strings, each distinct one once, in this
 # order per frame. The other four (status, bytes, pending, events) change at
@@ -278,70 +284,8 @@ def render_strings(frame: Frame) -> dict[str, str]:
 
 # -- layout ------------------------------------------------------------------------
 
-STYLE = """
-.ss-root { --ss-mono: ui-monospace, "DejaVu Sans Mono", "Noto Sans Mono CJK SC", Menlo, Consolas, monospace;
-  font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", sans-serif;
-  font-size: 14px; line-height: 1.4; color: #1f2328; background: #ffffff; padding: 8px; border-radius: 10px; }
-.ss-root * { box-sizing: border-box; }
-.ss-status { font-size: 15px; padding: 6px 10px; margin-bottom: 8px; background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 8px; }
-.ss-step { font-weight: 700; margin-right: 6px; }
-.ss-error { background: #ffebe9; border: 2px solid #cf222e; color: #82071e; border-radius: 8px; padding: 8px 12px;
-  margin-bottom: 8px; font-size: 15px; font-family: var(--ss-mono); white-space: pre-wrap; word-break: break-word; }
-[data-slot="error"]:empty { display: none; }
-.ss-note { font-family: system-ui, sans-serif; font-size: 13px; color: #57606a; margin-top: 4px; }
-.ss-grid { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 8px; }
-.ss-wide { grid-column: span 2; }
-.ss-panel { border: 1px solid #d0d7de; border-radius: 8px; background: #ffffff; display: flex; flex-direction: column; min-height: 0; }
-.ss-panel > h4 { margin: 0; padding: 5px 10px; font-size: 13px; font-weight: 600; background: #eef1f4;
-  border-bottom: 1px solid #d0d7de; border-radius: 8px 8px 0 0; color: #24292f; }
-.ss-badge { display: inline-block; min-width: 1.5em; text-align: center; border-radius: 1em; background: #0969da;
-  color: #ffffff; font-size: 12px; margin-right: 6px; }
-.ss-panel > h4 small { font-weight: 400; color: #57606a; margin-left: 4px; }
-.ss-body { font-family: var(--ss-mono); font-size: 13.5px; padding: 6px 10px; overflow: auto; max-height: 15em;
-  white-space: pre-wrap; word-break: break-all; }
-.ss-tail { display: flex; flex-direction: column-reverse; }  /* starts scrolled to the newest bytes */
-.ss-esc { color: #8250df; background: #f3eefe; border-radius: 3px; }
-.ss-u8 { color: #6639ba; }
-mark.ss-chunk { background: #ffd33d; color: inherit; border-radius: 2px; box-shadow: 0 0 0 1px #bf8700; }
-mark.ss-chunk .ss-esc { background: #ffe680; }
-mark.ss-chunk:empty { box-shadow: none; }
-.ss-split { outline: 2px dashed #cf222e; outline-offset: 1px; border-radius: 2px; }
-.ss-pending { font-family: var(--ss-mono); background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px;
-  padding: 4px 6px; margin-bottom: 4px; min-height: 1.9em; white-space: pre-wrap; word-break: break-all; }
-.ss-pending:empty::before { content: "(empty)"; color: #8c959f; }
-[data-slot="events"]:empty::before { content: "(no event yet)"; color: #8c959f; }
-.ss-row { display: flex; gap: 8px; margin: 2px 0; }
-.ss-key { flex: 0 0 auto; min-width: 6.6em; color: #57606a; font-family: system-ui, sans-serif; font-size: 12.5px;
-  padding-top: 1px; white-space: nowrap; }
-.ss-val { flex: 1 1 auto; min-width: 0; }
-.ss-sub { color: #57606a; font-family: system-ui, sans-serif; font-size: 12.5px; margin: 2px 0; }
-.ss-line { background: #f6f8fa; box-shadow: 0 0 0 1px #d8dee4; border-radius: 2px; }
-.ss-list { margin: 0; padding-left: 1.8em; }
-.ss-dim { color: #8c959f; }
-.ss-ok { color: #1a7f37; font-weight: 600; }
-.ss-bad { color: #cf222e; font-weight: 600; }
-.ss-open { color: #9a6700; font-weight: 600; }
-.ss-new { background: #dafbe1; border-radius: 3px; }
-.ss-callout { background: #fff8c5; border-left: 3px solid #d4a72c; padding: 2px 6px; margin: 4px 0;
-  font-family: system-ui, sans-serif; font-size: 13px; }
-.ss-callout, .ss-note, .ss-sub, .ss-dim { word-break: normal; overflow-wrap: anywhere; }
-.ss-event { padding: 2px 4px; border-bottom: 1px dotted #d0d7de; }
-.ss-skipped { opacity: 0.6; }
-.ss-num { color: #57606a; }
-.ss-name { color: #0550ae; font-weight: 600; }
-.ss-data { color: #424a53; font-size: 12.5px; padding-left: 1.2em; }
-.ss-block { margin-bottom: 8px; }
-.ss-block-head { margin-bottom: 2px; }
-.ss-text { background: #f6f8fa; border-left: 3px solid #0969da; padding: 3px 8px; font-size: 15px; word-break: break-word; }
-.ss-text:empty::before { content: "(empty)"; color: #8c959f; font-size: 13px; }
-.ss-raw { background: #f6f8fa; }
-.ss-legend { display: flex; flex-wrap: wrap; gap: 8px 20px; padding-left: 3px; margin-top: 8px; font-size: 13px; color: #57606a; }
-.ss-legend code { font-family: var(--ss-mono); }
-.ss-title { font-size: 18px; font-weight: 600; margin-bottom: 6px; }
-.ss-controls { display: flex; align-items: center; gap: 10px; flex-wrap: wrap; margin-bottom: 8px; font-size: 14px; }
-.ss-controls input[type=range] { flex: 1 1 320px; min-width: 200px; }
-.ss-controls button, .ss-controls select { font-size: 14px; padding: 2px 10px; }
-"""
+# The panels' look, in a stylesheet beside this module.
+STYLE = _asset("stepper.css")
 
 LEGEND = (
     '<div class="ss-legend">'
@@ -447,66 +391,7 @@ def page_data(raw: bytes, plans: dict[ChunkSize, list[Frame]]) -> dict[str, Any]
 # and strings are those of `page_data`; `status`, `bytes`, `pending` and `events`
 # are built exactly as `status_html`, `bytes_html`, `pending_html` and
 # `events_html` build them (the browser test compares the two).
-SCRIPT = """
-(function () {
-  var script = document.currentScript;
-  var root = (script && script.closest(".ss-static")) || document.getElementById("%(id)s");
-  var data = JSON.parse(root.querySelector("script.ss-data").textContent);
-  var slider = root.querySelector(".ss-slider"), select = root.querySelector(".ss-plan");
-  var play = root.querySelector(".ss-play"), timer = null, received = 0;
-  var total = data.tokens.length;
-  function slot(name) { return root.querySelector('[data-slot="' + name + '"]'); }
-  function bytes(from, to) { return data.tokens.slice(from, to).join(""); }
-  function plan() { return data.plans[select ? Number(select.value) : 0]; }
-  function status(row, steps) {
-    var kind = row[0], step = row[1], start = row[2], end = row[3], what;
-    if (kind === 0) { what = "nothing received yet · the stream is " + total + " bytes"; }
-    else if (kind === 2) { what = "end of stream: the connection closed, the line decoder is flushed"; }
-    else {
-      what = "chunk " + step + ": bytes " + start + "–" + end + " (" + (end - start) + " B) · " +
-        end + " of " + total + " bytes received";
-    }
-    var html = '<span class="ss-step">step ' + step + " / " + (steps - 1) + "</span> " + what;
-    if (row[8]) { html += ' <span class="ss-ok">✔ message_stop: the message is complete</span>'; }
-    return html;
-  }
-  function draw() {
-    var frames = plan().frames, row = frames[Number(slider.value)], items = plan().events;
-    var start = row[2], end = row[3], cut = end - row[5], count = row[6], fresh = row[7];
-    received = end;
-    slot("status").innerHTML = status(row, frames.length);
-    slot("bytes").innerHTML = bytes(0, start) + '<mark class="ss-chunk">' + bytes(start, end) + "</mark>";
-    slot("pending").innerHTML = bytes(end - row[4], cut) +
-      (row[5] ? '<span class="ss-split">' + bytes(cut, end) + "</span>" : "");
-    slot("events").innerHTML = items.slice(0, count - fresh).join("") +
-      (fresh ? '<div class="ss-new">' + items.slice(count - fresh, count).join("") + "</div>" : "");
-    data.slots.forEach(function (name, i) { slot(name).innerHTML = data.strings[row[9 + i]]; });
-  }
-  function stop() { clearInterval(timer); timer = null; play.textContent = "▶ play"; }
-  function step(by) {
-    var k = Math.min(Math.max(Number(slider.value) + by, 0), Number(slider.max));
-    slider.value = k; draw(); return k;
-  }
-  slider.addEventListener("input", draw);
-  root.querySelector(".ss-prev").addEventListener("click", function () { stop(); step(-1); });
-  root.querySelector(".ss-next").addEventListener("click", function () { stop(); step(1); });
-  play.addEventListener("click", function () {
-    if (timer) { stop(); return; }
-    if (Number(slider.value) >= Number(slider.max)) { slider.value = 0; }
-    play.textContent = "❚❚ pause";
-    timer = setInterval(function () { if (step(1) >= Number(slider.max)) { stop(); } }, %(interval)d);
-  });
-  if (select) {
-    select.addEventListener("change", function () {
-      // Keep the same place in the stream: the first step that has received as many bytes.
-      var frames = plan().frames, k = 0;
-      while (k < frames.length - 1 && frames[k][3] < received) { k++; }
-      slider.max = frames.length - 1; slider.value = k; draw();
-    });
-  }
-  draw();
-})();
-"""
+SCRIPT = _asset("stepper.js")  # with %(id)s and %(interval)d filled in per page
 
 
 def _script_json(value: Any) -> str:

@@ -1,0 +1,60 @@
+// The static stepper page's script (html.py): it draws frame k of the chosen plan,
+// nothing else. Python fills in the element id and the play interval for each page.
+(function () {
+  var script = document.currentScript;
+  var root = (script && script.closest(".ss-static")) || document.getElementById("%(id)s");
+  var data = JSON.parse(root.querySelector("script.ss-data").textContent);
+  var slider = root.querySelector(".ss-slider"), select = root.querySelector(".ss-plan");
+  var play = root.querySelector(".ss-play"), timer = null, received = 0;
+  var total = data.tokens.length;
+  function slot(name) { return root.querySelector('[data-slot="' + name + '"]'); }
+  function bytes(from, to) { return data.tokens.slice(from, to).join(""); }
+  function plan() { return data.plans[select ? Number(select.value) : 0]; }
+  function status(row, steps) {
+    var kind = row[0], step = row[1], start = row[2], end = row[3], what;
+    if (kind === 0) { what = "nothing received yet · the stream is " + total + " bytes"; }
+    else if (kind === 2) { what = "end of stream: the connection closed, the line decoder is flushed"; }
+    else {
+      what = "chunk " + step + ": bytes " + start + "–" + end + " (" + (end - start) + " B) · " +
+        end + " of " + total + " bytes received";
+    }
+    var html = '<span class="ss-step">step ' + step + " / " + (steps - 1) + "</span> " + what;
+    if (row[8]) { html += ' <span class="ss-ok">✔ message_stop: the message is complete</span>'; }
+    return html;
+  }
+  function draw() {
+    var frames = plan().frames, row = frames[Number(slider.value)], items = plan().events;
+    var start = row[2], end = row[3], cut = end - row[5], count = row[6], fresh = row[7];
+    received = end;
+    slot("status").innerHTML = status(row, frames.length);
+    slot("bytes").innerHTML = bytes(0, start) + '<mark class="ss-chunk">' + bytes(start, end) + "</mark>";
+    slot("pending").innerHTML = bytes(end - row[4], cut) +
+      (row[5] ? '<span class="ss-split">' + bytes(cut, end) + "</span>" : "");
+    slot("events").innerHTML = items.slice(0, count - fresh).join("") +
+      (fresh ? '<div class="ss-new">' + items.slice(count - fresh, count).join("") + "</div>" : "");
+    data.slots.forEach(function (name, i) { slot(name).innerHTML = data.strings[row[9 + i]]; });
+  }
+  function stop() { clearInterval(timer); timer = null; play.textContent = "▶ play"; }
+  function step(by) {
+    var k = Math.min(Math.max(Number(slider.value) + by, 0), Number(slider.max));
+    slider.value = k; draw(); return k;
+  }
+  slider.addEventListener("input", draw);
+  root.querySelector(".ss-prev").addEventListener("click", function () { stop(); step(-1); });
+  root.querySelector(".ss-next").addEventListener("click", function () { stop(); step(1); });
+  play.addEventListener("click", function () {
+    if (timer) { stop(); return; }
+    if (Number(slider.value) >= Number(slider.max)) { slider.value = 0; }
+    play.textContent = "❚❚ pause";
+    timer = setInterval(function () { if (step(1) >= Number(slider.max)) { stop(); } }, %(interval)d);
+  });
+  if (select) {
+    select.addEventListener("change", function () {
+      // Keep the same place in the stream: the first step that has received as many bytes.
+      var frames = plan().frames, k = 0;
+      while (k < frames.length - 1 && frames[k][3] < received) { k++; }
+      slider.max = frames.length - 1; slider.value = k; draw();
+    });
+  }
+  draw();
+})();
