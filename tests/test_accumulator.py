@@ -300,3 +300,40 @@ def test_the_message_property_is_the_same_object_between_reads():
     first = acc.message
     acc.feed(delta(0, type="text_delta", text="b"))
     assert acc.message is first and first["content"][0]["text"] == "ab"
+
+
+def test_input_changes_let_a_preview_follow_the_file_being_written():
+    from streaming_lib.partial_json import AppendString
+
+    acc, preview = MessageAccumulator(), []
+    for event in fixture_events():
+        acc.feed(event)
+        preview += [c.text for c in acc.input_changes if isinstance(c, AppendString) and c.path == ("content",)]
+    assert "".join(preview) == CALC_INPUT["content"]
+
+
+def test_input_changes_are_empty_after_an_event_that_is_not_a_tool_fragment():
+    acc = MessageAccumulator()
+    for event in fixture_events()[:12]:
+        acc.feed(event)
+    assert acc.input_changes != []
+    acc.feed({"type": "ping"})
+    assert acc.input_changes == []
+
+
+def test_input_snapshot_keeps_the_unfinished_string_only_when_asked():
+    acc = MessageAccumulator()
+    for event in fixture_events()[:14]:  # up to 'tent": "def add(a, b):\n    re'
+        acc.feed(event)
+    assert acc.input_snapshot(1) == {"path": "calc.py"}
+    assert acc.input_snapshot(1, trailing_strings=True) == {"path": "calc.py", "content": "def add(a, b):\n    re"}
+
+
+def test_a_tool_input_that_goes_bad_midway_is_reported_at_its_stop():
+    tool = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+    acc = fed(START, block_start(0, tool), delta(0, type="input_json_delta", partial_json='{"a": ]'))
+    assert acc.input_parsers[0].error is not None  # the preview stops here...
+    acc.feed(delta(0, type="input_json_delta", partial_json="}"))
+    with pytest.raises(ToolInputJSONError) as caught:  # ...and the stop decides
+        acc.feed(stop(0))
+    assert caught.value.raw == '{"a": ]}' and caught.value.partial["content"][0]["input"] == {}
