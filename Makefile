@@ -18,7 +18,7 @@ lab: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest tests
-	$(BIN)/python -m pytest --nbval notebooks solutions --sanitize-with notebooks/sanitize.cfg
+	$(BIN)/python -m pytest --nbval notebooks solutions --nbval-sanitize-with notebooks/sanitize.cfg
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks

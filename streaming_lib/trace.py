@@ -24,7 +24,7 @@ from .fixtures import chunked
 from .lines import LineDecoder
 from .sse import SSEDecoder
 
-COLUMNS = (4, 20, 5, 34)  # widths of: number, event, [index], delta
+COLUMNS = (4, 20, 5, 37)  # widths of: number, event, [index], delta (the state follows)
 
 
 def width(text: str) -> int:
