@@ -1,0 +1,147 @@
+"""Benchmarks 1 and 2: keeping a live preview of a tool input that streams in.
+
+The stream is `streams.tool_stream(size)`: a `write_file` call whose input
+JSON is `size` bytes, in 16-character fragments. Every contender reads the
+same bytes, in the same 4 KiB chunks, from the first byte to the final message:
+
+- **the SDK**: `messages.stream()` iterated to the end (through
+  `streaming_lib.sdk`). At every fragment it appends it to a byte buffer and
+  re-parses the whole buffer with `jiter.from_json(buffer, partial_mode=True)`,
+  so fragment k costs the k fragments before it: quadratic.
+- **ours, changes** (benchmark 1): our pipeline (`iter_sse`, `decode_event`,
+  `MessageAccumulator`); after each fragment, the `AppendString` changes to
+  `content` in `acc.input_changes` are appended to a preview list. Each
+  character is read once: linear.
+- **ours, snapshots** (benchmark 2): the same pipeline, and after every
+  fragment a full snapshot of the input, `acc.input_snapshot(index,
+  trailing_strings=True)`. That is a value the SDK never gives (its snapshot
+  leaves the unfinished `content` out), and it copies the growing string each
+  time: quadratic, but at memory-copy speed.
+- **ours, snapshots without trailing strings**: the value the SDK computes,
+  `input_snapshot(index)`, for a like-for-like row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from streaming_lib import MessageAccumulator, PartialJSONError, iter_sse
+from streaming_lib.accumulator import decode_event
+from streaming_lib.fixtures import chunked
+from streaming_lib.partial_json import AppendString
+from streaming_lib.sdk import compare_messages, sdk_final_message
+
+from .report import size_text
+from .streams import FRAGMENT_CHARS, tool_fragments, tool_stream
+from .timing import extrapolate, interleaved_best, slope
+
+CHUNK = 4096            # bytes per network read, for every contender
+CONTENT = ("content",)  # the path of the string the preview shows
+SDK_ONCE = 5.0          # seconds: an SDK run predicted to be slower is made only once
+
+
+def _pipeline(chunks: list[bytes], on_fragment: Callable[[MessageAccumulator, dict[str, Any]], None]) -> dict[str, Any]:
+    """Our pipeline over `chunks` to the final message, calling `on_fragment(acc, event)` after each input_json_delta."""
+    acc = MessageAccumulator()
+    for sse in iter_sse(chunks):
+        event = decode_event(sse, acc.event_number + 1)
+        if event is None:
+            continue
+        acc.feed(event)
+        if event["type"] == "content_block_delta" and event["delta"]["type"] == "input_json_delta":
+            on_fragment(acc, event)
+    return acc.final_message()
+
+
+def ours_changes(chunks: list[bytes]) -> tuple[dict[str, Any], list[str]]:
+    """Benchmark 1, ours: (final message, preview pieces of `content`)."""
+    shown: list[str] = []
+
+    def on_fragment(acc: MessageAccumulator, event: dict[str, Any]) -> None:
+        for change in acc.input_changes:
+            if type(change) is AppendString and change.path == CONTENT:
+                shown.append(change.text)
+
+    return _pipeline(chunks, on_fragment), shown
+
+
+def ours_snapshots(chunks: list[bytes], trailing_strings: bool = True) -> tuple[dict[str, Any], Any]:
+    """Benchmark 2, ours: (final message, the last snapshot taken)."""
+    last: list[Any] = [None]
+
+    def on_fragment(acc: MessageAccumulator, event: dict[str, Any]) -> None:
+        try:
+            last[0] = acc.input_snapshot(event["index"], trailing_strings=trailing_strings)
+        except PartialJSONError:
+            pass  # no value yet: nothing to show
+
+    return _pipeline(chunks, on_fragment), last[0]
+
+
+def _check(size: int, results: dict[str, Any]) -> None:
+    """Every contender must have computed the same thing, or its time means nothing."""
+    message, shown = results["changes"]
+    tool_input = message["content"][1]["input"]
+    assert "".join(shown) == tool_input["content"], f"{size}: the preview differs from the final content"
+    for name in ("snapshots", "snapshots_no_trailing"):
+        final, last = results[name]
+        assert final == message and last == tool_input, f"{size}: {name} differs"
+    if results.get("sdk") is not None:
+        differences = compare_messages(message, results["sdk"])
+        assert not differences, f"{size}: the SDK's message differs: {differences[:3]}"
+
+
+def run(sizes: list[int], *, repeats: int = 3, sdk_budget: float = 180.0, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Time every contender at every tool input size (bytes); return the rows and slopes.
+
+    The SDK is skipped, and its time extrapolated from the sizes already
+    measured, when the fitted line predicts more than `sdk_budget` seconds.
+    """
+    rows: list[dict[str, Any]] = []
+    for size in sizes:
+        raw = tool_stream(size)
+        chunks = chunked(raw, CHUNK)
+        contenders: dict[str, tuple[Callable[[], Any], int]] = {
+            "changes": (lambda: ours_changes(chunks), repeats),
+            "snapshots": (lambda: ours_snapshots(chunks), repeats),
+            "snapshots_no_trailing": (lambda: ours_snapshots(chunks, trailing_strings=False), repeats),
+        }
+        measured = [(row["size"], row["sdk_s"]) for row in rows if not row["sdk_extrapolated"]]
+        predicted = extrapolate(*zip(*measured), size) if len(measured) >= 2 else None  # type: ignore[call-arg]
+        skip_sdk = predicted is not None and predicted > sdk_budget
+        sdk_runs = 1 if predicted is not None and predicted > SDK_ONCE else repeats
+        if not skip_sdk:
+            contenders["sdk"] = (lambda: sdk_final_message(raw, chunk_size=CHUNK), sdk_runs)
+        log(f"  preview: {size_text(size)} input, {len(raw) / 1e6:.1f} MB stream"
+            + (f", SDK extrapolated ({predicted:.0f} s > budget {sdk_budget:.0f} s)" if skip_sdk else
+               f", SDK {sdk_runs} run(s)" + (f" (predicted {predicted:.1f} s)" if predicted else "")))
+        timed = interleaved_best(contenders)
+        _check(size, {name: result for name, (_, result) in timed.items()})
+        rows.append({
+            "size": size,
+            "input_bytes": len("".join(tool_fragments(size)).encode()),
+            "stream_bytes": len(raw),
+            "fragments": len(tool_fragments(size)),
+            "ours_changes_s": timed["changes"][0],
+            "ours_snapshots_s": timed["snapshots"][0],
+            "ours_snapshots_no_trailing_s": timed["snapshots_no_trailing"][0],
+            "sdk_s": predicted if skip_sdk else timed["sdk"][0],
+            "sdk_extrapolated": skip_sdk,
+            "sdk_runs": 0 if skip_sdk else sdk_runs,
+            "ours_runs": repeats,
+        })
+    return {"chunk_bytes": CHUNK, "fragment_chars": FRAGMENT_CHARS, "rows": rows, "slopes": _slopes(rows)}
+
+
+def _slopes(rows: list[dict[str, Any]]) -> dict[str, float | None]:
+    """Log-log slope of each contender's times; the SDK's from its measured sizes only
+    (an extrapolated time lies on the fitted line by construction). `sdk_top`: the
+    SDK's slope between its two largest measured sizes, where it is heading."""
+    slopes: dict[str, float | None] = {}
+    for key in ("ours_changes", "ours_snapshots", "ours_snapshots_no_trailing", "sdk"):
+        points = [(row["size"], row[f"{key}_s"]) for row in rows if key != "sdk" or not row["sdk_extrapolated"]]
+        slopes[key] = slope(*zip(*points)) if len(points) > 1 else None  # type: ignore[call-arg]
+        if key == "sdk":
+            slopes["sdk_top"] = slope(*zip(*points[-2:])) if len(points) > 2 else None  # type: ignore[call-arg]
+    return slopes

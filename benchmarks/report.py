@@ -1,0 +1,125 @@
+"""The results as a table with ratios, and the targets each benchmark must meet.
+
+Input: the `results` dict built by `benchmarks.__main__` (the same one written
+to results.json). A ratio is the SDK's time over ours: 12x means ours took a
+twelfth of the time. Nothing here measures; it only reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .streams import KiB, MiB
+
+
+def size_text(size: int) -> str:
+    """16384 -> '16 KiB', 1048576 -> '1 MiB', 64 -> '64 B'."""
+    for unit, name in ((MiB, "MiB"), (KiB, "KiB")):
+        if size >= unit and size % unit == 0:
+            return f"{size // unit} {name}"
+    return f"{size} B"
+
+
+def seconds_text(seconds: float) -> str:
+    return f"{seconds:.3f} s" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in [header, *rows]]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each target: what it asks (`goal`), what was measured (`value`), `passed`, and a `note`."""
+    found: list[dict[str, Any]] = []
+
+    def add(name: str, goal: str, value: float, passed: bool, note: str = "") -> None:
+        found.append({"name": name, "goal": goal, "value": round(value, 2), "passed": passed, "note": note})
+
+    preview = results.get("preview")
+    if preview:
+        last = preview["rows"][-1]
+        at = size_text(last["size"])
+        note = "SDK time extrapolated" if last["sdk_extrapolated"] else ""
+        changes, snapshots = last["sdk_s"] / last["ours_changes_s"], last["sdk_s"] / last["ours_snapshots_s"]
+        add(f"1. live preview (changes) vs SDK at {at}", ">= 100x", changes, changes >= 100, note)
+        if preview["slopes"]["ours_changes"] is not None:
+            first = size_text(preview["rows"][0]["size"])
+            add(f"1. live preview (changes): log-log slope {first} to {at}", "<= 1.1",
+                preview["slopes"]["ours_changes"], preview["slopes"]["ours_changes"] <= 1.1)
+        add(f"2. snapshot per fragment vs SDK at {at}", ">= 10x", snapshots, snapshots >= 10, note)
+    pipeline = results.get("pipeline")
+    if pipeline:
+        ratio = pipeline["sdk_s"] / pipeline["ours_s"]
+        add(f"3. accumulate vs sdk_final_message, {pipeline['stream_bytes'] / 1e6:.1f} MB text stream",
+            ">= 5x", ratio, ratio >= 5)
+    decode = results.get("decode")
+    if decode:
+        rows = decode["rows"]
+        ratios = {row["chunk_bytes"]: row["sdk_s"] / row["ours_s"] for row in rows}
+        from_64 = {size: ratio for size, ratio in ratios.items() if size >= 64}
+        if from_64:
+            worst = min(from_64, key=from_64.get)  # type: ignore[arg-type]
+            add("4. decode vs SDK, every chunk size from 64 B", ">= 1.5x", from_64[worst],
+                from_64[worst] >= 1.5, f"lowest at {size_text(worst)} chunks")
+        if 1 in ratios:
+            add("4. decode vs SDK, 1-byte chunks", ">= 1.0x", ratios[1], ratios[1] >= 1.0)
+        large = [row["ours_mb_s"] for row in rows if row["chunk_bytes"] >= 4096]
+        if len(large) > 1:
+            flatness = min(large) / max(large)
+            add("4. decode flat as chunks grow: slowest / fastest MB/s from 4 KiB", ">= 0.8",
+                flatness, flatness >= 0.8)
+    return found
+
+
+def text(results: dict[str, Any]) -> str:
+    """The whole report: one table per benchmark, then the targets with ✔ or ✘."""
+    out: list[str] = []
+    preview = results.get("preview")
+    if preview:
+        out.append(f"1 and 2. Live preview of a streaming write_file input "
+                   f"({preview['fragment_chars']}-character fragments, {size_text(preview['chunk_bytes'])} chunks)")
+        rows = []
+        for row in preview["rows"]:
+            sdk = seconds_text(row["sdk_s"]) + (" (extrapolated)" if row["sdk_extrapolated"] else "")
+            cells = [size_text(row["size"]), f"{row['stream_bytes'] / 1e6:.1f} MB", str(row["fragments"]), sdk]
+            for key in ("ours_changes_s", "ours_snapshots_s", "ours_snapshots_no_trailing_s"):
+                cells += [seconds_text(row[key]), f"{row['sdk_s'] / row[key]:.0f}x"]
+            rows.append(cells)
+        header = ["input", "stream", "fragments", "SDK stream()", "ours: changes", "ratio",
+                  "ours: snapshots", "ratio", "snapshots, no trailing", "ratio"]
+        out.append(_table(header, rows))
+        slopes = preview["slopes"]
+        named = [(name, slopes[key]) for name, key in (
+            ("SDK", "sdk"), ("ours changes", "ours_changes"), ("ours snapshots", "ours_snapshots"),
+            ("snapshots without trailing strings", "ours_snapshots_no_trailing")) if slopes[key] is not None]
+        if named:
+            out.append("log-log slope (least squares over all sizes; the SDK's over its measured ones): "
+                       + ", ".join(f"{name} {value:.2f}" for name, value in named))
+        if slopes.get("sdk_top") is not None:
+            out.append(f"the SDK's slope between its two largest measured sizes: {slopes['sdk_top']:.2f} (quadratic is 2)")
+        out.append("")
+    pipeline = results.get("pipeline")
+    if pipeline:
+        out.append(f"3. Whole pipeline, bytes to final message ({pipeline['stream_bytes'] / 1e6:.1f} MB text stream, "
+                   f"{pipeline['events']} events, {size_text(pipeline['chunk_bytes'])} chunks)")
+        out.append(_table(["SDK sdk_final_message", "ours: accumulate", "ratio"],
+                          [[seconds_text(pipeline["sdk_s"]), seconds_text(pipeline["ours_s"]),
+                            f"{pipeline['sdk_s'] / pipeline['ours_s']:.1f}x"]]))
+        out.append("")
+    decode = results.get("decode")
+    if decode:
+        out.append(f"4. Bytes to events ({decode['stream_bytes'] / 1e6:.1f} MB stream, MB/s, higher is better)")
+        rows = [[size_text(row["chunk_bytes"]), f"{row['sdk_mb_s']:.1f}", f"{row['httpx_sse_mb_s']:.1f}",
+                 f"{row['ours_mb_s']:.1f}", f"{row['sdk_s'] / row['ours_s']:.2f}x",
+                 f"{row['httpx_sse_s'] / row['ours_s']:.2f}x"] for row in decode["rows"]]
+        out.append(_table(["chunk", "SDK", "httpx-sse", "ours", "vs SDK", "vs httpx-sse"], rows))
+        out.append("")
+    out.append("Targets")
+    for target in results.get("targets") or targets(results):
+        mark = "✔" if target["passed"] else "✘"
+        note = f"  ({target['note']})" if target["note"] else ""
+        out.append(f"  {mark} {target['name']}: {target['value']} (goal {target['goal']}){note}")
+    return "\n".join(out)

@@ -1,0 +1,125 @@
+"""The streams the benchmarks read: Messages API bodies (bytes) built to a given size.
+
+Two kinds, both deterministic (same size, same bytes, every run):
+
+- `tool_stream(size)`: a short text block, then a `write_file` tool call whose
+  input JSON is about `size` bytes, sent in 16-character `input_json_delta`
+  fragments. The `content` string is Python source with what real code has:
+  newlines, quotes and backslashes (escaped in JSON as \\n, \\" and \\\\) and
+  some non-ASCII text (sent raw, as UTF-8).
+- `text_stream(size)`: one text block in `text_delta` events of a few
+  characters each, until the whole body is about `size` bytes.
+
+Not a goal: the variety of real model output (thinking, citations, several
+tools). These streams stress one thing each: a long tool input, many events.
+
+    >>> raw = tool_stream(4096)
+    >>> raw.startswith(b"event: message_start")
+    True
+    >>> len(tool_fragments(4096)[0]) == FRAGMENT_CHARS
+    True
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+FRAGMENT_CHARS = 16  # characters of tool input JSON per input_json_delta (bytes for ASCII)
+KiB, MiB = 1024, 1024 * 1024
+
+# One function of "realistic" code; {n} makes each copy different. It holds
+# what makes JSON strings expensive: escapes (\n, \", \\, \t) and non-ASCII
+# (é, ï, the em dash "—", the arrow "→").
+CODE = '''
+def read_record_{n}(line: str) -> dict[str, str]:
+    """Split a "key: value" line — naïve on purpose (lesson {n}, café example)."""
+    key, _, value = line.partition(":")
+    if not key:
+        raise ValueError(f"no key in {{line!r}} (record {n})")
+    # tabs → spaces, and a Windows path stays as written: C:\\\\temp\\\\{n}
+    return {{"key": key.strip().lower(), "value": value.strip().replace("\\t", " ")}}
+'''
+
+
+def _sse(event: dict) -> str:
+    """One SSE event as the API writes it: compact JSON, non-ASCII sent raw."""
+    return f"event: {event['type']}\ndata: {json.dumps(event, ensure_ascii=False, separators=(',', ':'))}\n\n"
+
+
+def _message_start() -> dict:
+    return {
+        "type": "message_start",
+        "message": {
+            "id": "msg_bench", "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
+            "content": [], "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": 512, "output_tokens": 1},
+        },
+    }
+
+
+def _message_end(stop_reason: str, output_tokens: int) -> list[dict]:
+    return [
+        {"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+         "usage": {"output_tokens": output_tokens}},
+        {"type": "message_stop"},
+    ]
+
+
+def tool_input_text(size: int) -> str:
+    """The JSON text (str) of a write_file input of about `size` UTF-8 bytes (never more)."""
+    head, tail = '{"path": "records.py", "content": "', '"}'
+    budget = size - len(head) - len(tail)
+    parts, used, n = [], 0, 0
+    while True:
+        piece = json.dumps(CODE.format(n=n), ensure_ascii=False)[1:-1]  # escaped, no quotes
+        cost = len(piece.encode())
+        if used + cost > budget:
+            break
+        parts.append(piece)
+        used, n = used + cost, n + 1
+    return head + "".join(parts) + tail
+
+
+@cache
+def tool_fragments(size: int) -> list[str]:
+    """The tool input JSON cut into FRAGMENT_CHARS-character fragments (list of str)."""
+    text = tool_input_text(size)
+    return [text[i : i + FRAGMENT_CHARS] for i in range(0, len(text), FRAGMENT_CHARS)]
+
+
+@cache
+def tool_stream(size: int) -> bytes:
+    """A whole stream body (bytes) whose write_file input JSON is about `size` bytes."""
+    events = [
+        _message_start(),
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "I'll write the file."}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1,
+         "content_block": {"type": "tool_use", "id": "toolu_bench", "name": "write_file", "input": {}}},
+    ]
+    for fragment in tool_fragments(size):
+        events.append({"type": "content_block_delta", "index": 1,
+                       "delta": {"type": "input_json_delta", "partial_json": fragment}})
+    events.append({"type": "content_block_stop", "index": 1})
+    events += _message_end("tool_use", len(events))
+    return "".join(map(_sse, events)).encode()
+
+
+@cache
+def text_stream(size: int) -> bytes:
+    """A text-only stream body (bytes) of about `size` bytes, in text_delta events of 1 to 8 characters."""
+    prose = "".join(CODE.format(n=n) for n in range(50))
+    head = _sse(_message_start()) + _sse(
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
+    tail = "".join(map(_sse, [{"type": "content_block_stop", "index": 0}, *_message_end("end_turn", 9)]))
+    body, used, at, k = [], len(head.encode()) + len(tail.encode()), 0, 0
+    while used < size:
+        width = 1 + k % 8  # a few characters per token, varying
+        piece = prose[at : at + width] or prose[:width]
+        at = (at + width) % len(prose)
+        event = _sse({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}})
+        body.append(event)
+        used, k = used + len(event.encode()), k + 1
+    return (head + "".join(body) + tail).encode()

@@ -1,0 +1,110 @@
+"""The benchmarks run end to end on tiny sizes (a smoke test: no timing is ever asserted)."""
+
+import doctest
+import json
+import socket
+from dataclasses import replace
+
+import pytest
+
+import benchmarks.__main__ as cli
+from benchmarks import streams, timing
+from benchmarks.__main__ import Settings, run, write
+from benchmarks.report import size_text, targets, text
+from streaming_lib import accumulate
+
+TINY = Settings(
+    preview_sizes=[1024, 2048, 4096],
+    pipeline_size=8192,
+    decode_size=8192,
+    chunk_sizes=[1, 64, 4096, 8192],
+    repeats=1,
+    repeats_1_byte=1,
+    sdk_budget=1000.0,
+)
+
+
+@pytest.fixture(scope="module")
+def results():
+    return run(TINY, log=lambda line: None)
+
+
+def test_the_helpers_docstring_examples_hold():
+    for module in (timing, streams):
+        assert doctest.testmod(module).failed == 0
+
+
+def test_a_tool_stream_carries_an_input_of_the_asked_size_in_16_character_fragments():
+    message = accumulate(streams.tool_stream(4096))
+    tool_input = message["content"][1]["input"]
+    raw_input = "".join(streams.tool_fragments(4096))
+    assert json.loads(raw_input) == tool_input and 3500 < len(raw_input.encode()) <= 4096
+    assert {len(f) for f in streams.tool_fragments(4096)[:-1]} == {streams.FRAGMENT_CHARS}
+    assert "\n" in tool_input["content"] and '"' in tool_input["content"] and not tool_input["content"].isascii()
+
+
+def test_a_text_stream_is_about_the_asked_size_and_only_text():
+    raw = streams.text_stream(8192)
+    assert 8192 <= len(raw) < 8192 + 200
+    assert [block["type"] for block in accumulate(raw)["content"]] == ["text"]
+
+
+def test_slope_is_one_for_linear_and_two_for_quadratic_times():
+    sizes = [1, 2, 4, 8]
+    assert timing.slope(sizes, [3 * s for s in sizes]) == pytest.approx(1)
+    assert timing.slope(sizes, [3 * s * s for s in sizes]) == pytest.approx(2)
+
+
+def test_interleaved_best_runs_each_contender_its_own_number_of_times():
+    calls = []
+    best = timing.interleaved_best({"a": (lambda: calls.append("a"), 3), "b": (lambda: calls.append("b") or 7, 1)})
+    assert calls == ["a", "b", "a", "a"] and best["b"][1] == 7 and best["a"][0] >= 0
+
+
+def test_every_benchmark_fills_its_rows(results):
+    assert [row["size"] for row in results["preview"]["rows"]] == TINY.preview_sizes
+    assert [row["chunk_bytes"] for row in results["decode"]["rows"]] == TINY.chunk_sizes
+    assert results["pipeline"]["ours_s"] > 0 and results["pipeline"]["sdk_s"] > 0
+    assert set(results["preview"]["slopes"]) == {"ours_changes", "ours_snapshots", "ours_snapshots_no_trailing", "sdk", "sdk_top"}
+
+
+def test_the_machine_is_described_without_its_name(results):
+    assert {"cpu_count", "python", "anthropic", "jiter"} <= set(results["machine"])
+    assert len(results["load_average_at_start"]) == 3
+    assert socket.gethostname() not in json.dumps(results)
+
+
+def test_the_table_shows_every_benchmark_and_every_target_with_a_mark(results):
+    report = text(results)
+    for title in ("1 and 2. Live preview", "3. Whole pipeline", "4. Bytes to events", "Targets"):
+        assert title in report
+    assert len(results["targets"]) == 7
+    assert all(target["passed"] in (True, False) for target in results["targets"])
+    assert report.count("✔") + report.count("✘") == 7
+
+
+def test_an_sdk_run_over_budget_is_extrapolated_and_says_so():
+    results = run(replace(TINY, sdk_budget=0.0), names=("preview",), log=lambda line: None)
+    rows = results["preview"]["rows"]
+    assert [row["sdk_extrapolated"] for row in rows] == [False, False, True]
+    assert "(extrapolated)" in text(results)
+    assert "SDK time extrapolated" in [t["note"] for t in targets(results)][0]
+
+
+def test_write_makes_the_json_and_both_plots(results, tmp_path):
+    paths = write(results, tmp_path)
+    assert sorted(path.name for path in paths) == ["decode_throughput.png", "preview_scaling.png", "results.json"]
+    assert json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))["targets"] == results["targets"]
+    for name in ("decode_throughput.png", "preview_scaling.png"):
+        assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_command_line_runs_one_benchmark_and_writes_where_told(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(cli, "QUICK", TINY)
+    assert cli.main(["--quick", "--only", "pipeline", "--out", str(tmp_path)]) == 0
+    assert "3. Whole pipeline" in capsys.readouterr().out
+    assert set(json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))) >= {"pipeline", "targets"}
+
+
+def test_sizes_print_in_binary_units():
+    assert [size_text(n) for n in (1, 64, 4096, 16384, 1048576)] == ["1 B", "64 B", "4 KiB", "16 KiB", "1 MiB"]
