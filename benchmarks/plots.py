@@ -35,7 +35,7 @@ def plot_preview(preview: dict[str, Any], path: Path) -> None:
     ax.plot(*zip(*measured), "o-", color=SDK_COLOR, label=sdk_label)
     if guessed:
         ax.plot(*zip(*([measured[-1]] + guessed)), "o--", color=SDK_COLOR, markerfacecolor="white",
-                label="SDK, extrapolated from its fitted slope")
+                label="SDK, extrapolated from its two largest measured sizes")
     for key, label, color, marker in (
         ("ours_snapshots", "ours: full snapshot per fragment", OTHER_COLOR, "s"),
         ("ours_changes", "ours: incremental changes (live preview)", OURS_COLOR, "^"),

@@ -42,7 +42,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     if preview:
         last = preview["rows"][-1]
         at = size_text(last["size"])
-        note = "SDK time extrapolated" if last["sdk_extrapolated"] else ""
+        note = "SDK time extrapolated, likely too low" if last["sdk_extrapolated"] else ""
         changes, snapshots = last["sdk_s"] / last["ours_changes_s"], last["sdk_s"] / last["ours_snapshots_s"]
         add(f"1. live preview (changes) vs SDK at {at}", ">= 100x", changes, changes >= 100, note)
         if preview["slopes"]["ours_changes"] is not None:
