@@ -47,10 +47,12 @@ def main(argv: list[str] | None = None) -> int:
             build_parser().error("--chunk-size must be at least 1")
         return run(args.file, chunk_size=args.chunk_size, with_sdk=args.sdk)
     if args.command == "serve":
-        from .server import serve
+        from .server import seconds, serve
 
-        if getattr(args, "pace", 0) < 0:
-            build_parser().error("--pace cannot be negative")
+        try:
+            seconds(getattr(args, "pace", 0))
+        except ValueError as error:
+            build_parser().error(f"--pace {args.pace}: {error}")
         given = {name: getattr(args, name) for name in ("port", "pace") if hasattr(args, name)}
         return serve(args.fixture, **given)
     if args.command == "record":

@@ -18,6 +18,12 @@ example `x-replay-error-after: 5`), all off by default:
     x_accel_buffering=no   add `X-Accel-Buffering: no` (tells nginx not to buffer)
     fixture=NAME           replay fixtures/NAME.sse instead of the server's stream
 
+K is a whole number, 0 or more; S a number of seconds from 0 to 60. A bad
+value gets the API's 400 `invalid_request_error`, and any other path or method
+the API's JSON 404 or 405. Events end where the WHATWG rules end them (at a
+blank line, with LF, CRLF or CR line endings, even mixed), so pacing and faults
+work on every fixture; the bytes sent are always the fixture's own.
+
 `ReplayServer` runs it on 127.0.0.1 (only) in a background thread, counts the
 clients that hung up before the end (`.disconnects`) and stops cleanly.
 `python -m streaming_lib serve` runs it in the foreground.
@@ -37,41 +43,54 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import re
 import socket
+import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
-from starlette.types import Message, Receive, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from .accumulator import accumulate
 from .errors import APIStreamError, StreamError
 from .fixtures import fixture_names, read_fixture
+from .sse import iter_sse
 
 HOST = "127.0.0.1"  # the replay server never listens beyond this machine
 DEFAULT_PACE = 0.02  # seconds between events: about 50 events a second, like a fast model
 DEFAULT_PORT = 8765  # for `python -m streaming_lib serve`; ReplayServer picks a free one
+MAX_SECONDS = 60.0  # the longest pace or first_token_delay; more is surely a typo (milliseconds, say)
+GRACE = 2  # seconds open streams get to finish when the server stops; then they are cut
 
 # What the API sends when it gives up in the middle of a stream (after HTTP 200).
 OVERLOADED = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
-EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")  # a blank line: the end of one event
-FIRST_DELTA = re.compile(rb"^event: ?content_block_delta\r?$", re.MULTILINE)
+# One line ending, by the WHATWG stream grammar: CRLF, a lone CR or a lone LF.
+# `(?!\n)` matters: without it the regex could backtrack and read the CRLF of
+# `a\r\nb` as a CR ending a line, then an LF ending an empty one.
+LINE_END = rb"(?:\r\n|\r(?!\n)|\n)"
+EVENT_END = re.compile(LINE_END + LINE_END)  # a line's end, then an empty line: the end of one event
 
 
 def split_events(raw: bytes) -> list[bytes]:
     """`raw` (bytes) cut after each blank line: one piece per event; joined, the pieces are `raw`.
 
-    >>> split_events(b"event: a\\ndata: 1\\n\\nevent: b\\ndata: 2\\n\\n")
-    [b'event: a\\ndata: 1\\n\\n', b'event: b\\ndata: 2\\n\\n']
+    A blank line ends an event whatever the line endings (WHATWG HTML 9.2.6), as
+    in our own decoders (`lines.py`, `sse.py`): here `\\n\\r\\n` is an LF, then
+    an empty line ended by CRLF.
+
+    >>> split_events(b"event: a\\ndata: 1\\n\\nevent: b\\rdata: 2\\n\\r\\n")
+    [b'event: a\\ndata: 1\\n\\n', b'event: b\\rdata: 2\\n\\r\\n']
     """
     pieces, start = [], 0
     for match in EVENT_END.finditer(raw):
@@ -103,13 +122,22 @@ def plan_body(raw: bytes, *, error_after: int | None = None, drop_at: int | None
     return [piece for piece in kept if piece], True
 
 
+def event_type(piece: bytes) -> str | None:
+    """The type of the event in `piece`, read by our own decoders (None if it completes no event).
+
+    >>> event_type(b"event: ping\\rdata: {}\\r\\r")
+    'ping'
+    """
+    return next((event.event for event in iter_sse([piece])), None)
+
+
 async def paced(pieces: list[bytes], pace: float, first_token_delay: float) -> AsyncIterator[bytes]:
     """Yield `pieces` `pace` seconds apart, the first content_block_delta `first_token_delay` later still."""
     waiting_for_first_token = first_token_delay > 0
     for number, piece in enumerate(pieces):
         if number:
             await asyncio.sleep(pace)
-        if waiting_for_first_token and FIRST_DELTA.search(piece):
+        if waiting_for_first_token and event_type(piece) == "content_block_delta":
             waiting_for_first_token = False
             await asyncio.sleep(first_token_delay)  # the model "thinking" before its first token
         yield piece
@@ -139,6 +167,16 @@ class ReplayResponse(StreamingResponse):
         self.hang_up, self.counters = hang_up, counters
         self.finished = False  # every piece was handed to the server
 
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except asyncio.CancelledError:
+            # The server is stopping and this stream outlived its grace period
+            # (or a second Ctrl-C came). Ending here is all uvicorn asked for: it
+            # then closes the connection, and the client sees a cut stream.
+            # Raising on would only make uvicorn print a traceback.
+            pass
+
     async def stream_response(self, send: Send) -> None:
         if self.hang_up:
             send = without_end_of_body(send)
@@ -162,45 +200,85 @@ def without_end_of_body(send: Send) -> Send:
     return send_all_but_the_end
 
 
-# Fault name -> its type. Read from the query string first, then from `x-replay-NAME` headers.
+def count(text: str) -> int:
+    """`text` as a number of events or bytes (int, 0 or more); ValueError otherwise.
+
+    Python would read a negative count as a slice from the end (`error_after=-1`:
+    every event but the last), which no client means.
+    """
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError("expected a whole number, 0 or more")
+    return int(text)
+
+
+def seconds(text: str | float) -> float:
+    """`text` as a delay (float, seconds, from 0 to MAX_SECONDS); ValueError otherwise.
+
+    `float()` alone accepts "inf" (a sleep that never ends: the stream hangs) and
+    "nan" (false in every comparison, so no later check would catch it).
+    """
+    try:
+        delay = float(text)
+    except ValueError:
+        delay = math.nan  # not a number at all: refused just below, with the same message
+    if not 0 <= delay <= MAX_SECONDS:  # false for nan and inf too
+        raise ValueError(f"expected a number of seconds from 0 to {MAX_SECONDS:g}")
+    return delay
+
+
+def fixture_name(name: str) -> str:
+    """`name` if it names a fixture (so never a path); ValueError listing the fixtures otherwise."""
+    if name not in fixture_names():
+        raise ValueError(f"no such fixture; the fixtures are: {', '.join(fixture_names())}")
+    return name
+
+
+# Fault name -> what reads its value. Read from the query string first, then from `x-replay-NAME` headers.
 OPTIONS: dict[str, Callable[[str], Any]] = {
-    "error_after": int,
-    "drop_at": int,
-    "first_token_delay": float,
-    "pace": float,
+    "error_after": count,
+    "drop_at": count,
+    "first_token_delay": seconds,
+    "pace": seconds,
     "x_accel_buffering": str,
-    "fixture": str,
+    "fixture": fixture_name,
 }
 
 
 def read_options(request: Request) -> dict[str, Any]:
     """The fault options of one request (dict, only those given); raises ValueError on a bad value."""
     options = {}
-    for name, kind in OPTIONS.items():
+    for name, read in OPTIONS.items():
         value = request.query_params.get(name, request.headers.get("x-replay-" + name.replace("_", "-")))
         if value is not None:
             try:
-                options[name] = kind(value)
-            except ValueError:
-                raise ValueError(f"{name}={value!r} is not a valid {kind.__name__}") from None
-    if "fixture" in options and options["fixture"] not in fixture_names():
-        raise ValueError(f"no fixture named {options['fixture']!r}")
+                options[name] = read(value)
+            except ValueError as error:
+                raise ValueError(f"{name}={value!r}: {error}") from None
     return options
 
 
-def api_error(status: int, error_type: str, message: str, request_id: str) -> JSONResponse:
+def api_error(
+    status: int, error_type: str, message: str, request_id: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
     """An error response shaped like the API's (JSON with `type: error`)."""
     body = {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
-    return JSONResponse(body, status_code=status, headers={"request-id": request_id})
+    return JSONResponse(body, status_code=status, headers={**(headers or {}), "request-id": request_id})
 
 
 def build_app(source: bytes, *, pace: float = DEFAULT_PACE, counters: Counters | None = None) -> Starlette:
-    """The ASGI app replaying `source` (the raw bytes of a stream) on `POST /v1/messages`."""
+    """The ASGI app replaying `source` (the raw bytes of a stream) on `POST /v1/messages`.
+
+    Raises ValueError if `pace` is not a number of seconds from 0 to MAX_SECONDS.
+    """
     counters = counters if counters is not None else Counters()
+    pace = seconds(pace)
+
+    def new_request_id() -> str:
+        counters.requests += 1
+        return f"req_replay_{counters.requests:04d}"  # deterministic: one number per request
 
     async def messages(request: Request) -> Response:
-        counters.requests += 1
-        request_id = f"req_replay_{counters.requests:04d}"  # deterministic: one number per request
+        request_id = new_request_id()
         try:
             body = await request.json()
             options = read_options(request)
@@ -228,18 +306,29 @@ def build_app(source: bytes, *, pace: float = DEFAULT_PACE, counters: Counters |
         body_pieces = paced(pieces, options.get("pace", pace), options.get("first_token_delay", 0.0))
         return ReplayResponse(body_pieces, hang_up=hang_up, counters=counters, headers=headers)
 
-    app = Starlette(routes=[Route("/v1/messages", messages, methods=["POST"])])
+    async def elsewhere(request: Request, error: Exception) -> Response:
+        """Starlette's 404 (no such path) and 405 (no such method), as the API's JSON errors."""
+        assert isinstance(error, HTTPException)
+        kind = "not_found_error" if error.status_code == 404 else "invalid_request_error"
+        message = f"{request.method} {request.url.path}: {error.detail} (the replay server answers POST /v1/messages)"
+        return api_error(error.status_code, kind, message, new_request_id(), headers=error.headers)
+
+    routes = [Route("/v1/messages", messages, methods=["POST"])]
+    app = Starlette(routes=routes, exception_handlers={404: elsewhere, 405: elsewhere})
     app.state.counters = counters
     return app
 
 
 def load_source(fixture: str | Path | bytes) -> bytes:
-    """The stream to replay: bytes as given, a path to an .sse file, or a fixture name."""
+    """The stream to replay: bytes as given, a path to an .sse file, or a fixture name.
+
+    Raises OSError if the file cannot be read, ValueError (listing the fixtures) for an unknown name.
+    """
     if isinstance(fixture, bytes):
         return fixture
     if isinstance(fixture, Path) or fixture.endswith(".sse"):
         return Path(fixture).read_bytes()
-    return read_fixture(fixture)
+    return read_fixture(fixture_name(fixture))
 
 
 class _HushDeliberateHangUps(logging.Filter):
@@ -288,7 +377,7 @@ class ReplayServer:
         self.port = listener.getsockname()[1]
         self.url = f"http://{HOST}:{self.port}"
         config = uvicorn.Config(
-            self.app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+            self.app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=GRACE
         )
         logging.getLogger("uvicorn.error").addFilter(HUSH)
         self._server = uvicorn.Server(config)
@@ -305,7 +394,7 @@ class ReplayServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving (open streams get up to 2 s to finish), join the thread; uvicorn closes the socket."""
+        """Stop serving (open streams get GRACE seconds to finish), join the thread; uvicorn closes the socket."""
         if self._server is None or self._thread is None:
             return
         self._server.should_exit = True
@@ -328,13 +417,21 @@ class ReplayServer:
 
 
 def serve(fixture: str | Path = "fixture", *, port: int = DEFAULT_PORT, pace: float = DEFAULT_PACE) -> int:
-    """The `serve` command: replay `fixture` on 127.0.0.1:`port` until Ctrl-C."""
-    app = build_app(load_source(fixture), pace=pace)
+    """The `serve` command: replay `fixture` on 127.0.0.1:`port` until Ctrl-C; returns the exit status.
+
+    On Ctrl-C, open streams get GRACE seconds to finish before they are cut.
+    """
+    try:
+        source = load_source(fixture)
+    except (OSError, ValueError) as error:
+        print(f"Cannot replay {fixture}: {error}", file=sys.stderr)
+        return 2
+    app = build_app(source, pace=pace)
     url = f"http://{HOST}:{port}"
     print(f"Replaying {fixture} on {url} ({pace} s between events). Try:")
     print(f"  curl -N {url}/v1/messages -d '{json.dumps({'stream': True})}'")
     print(f"  curl -N '{url}/v1/messages?error_after=5' -d '{json.dumps({'stream': True})}'")
     print(f"  ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY=test python your_script.py")
     logging.getLogger("uvicorn.error").addFilter(HUSH)
-    uvicorn.run(app, host=HOST, port=port, log_level="info", lifespan="off")
+    uvicorn.run(app, host=HOST, port=port, log_level="info", lifespan="off", timeout_graceful_shutdown=GRACE)
     return 0

@@ -6,8 +6,15 @@ and nothing left running once the server's block ends.
 """
 
 import doctest
+import itertools
+import math
+import signal
 import socket
+import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
 
 import anthropic
 import httpx
@@ -17,15 +24,20 @@ import pytest
 import streaming_lib.network
 import streaming_lib.server
 from streaming_lib import APIStreamError, IncompleteStreamError, accumulate, iter_sse
+from streaming_lib.__main__ import main
 from streaming_lib.fixtures import fixture_names, read_fixture
 from streaming_lib.network import open_stream, timed_stream, until_dropped
 from streaming_lib.sdk import compare_messages, sdk_final_message
-from streaming_lib.server import OVERLOADED, ReplayServer, plan_body, split_events
+from streaming_lib.server import GRACE, OVERLOADED, ReplayServer, count, plan_body, seconds, split_events
 
 PACE = 0.002  # fast: these tests check bytes and errors, not timing
 FIXTURE = read_fixture("fixture")
 FIRST_FIVE = b"".join(split_events(FIXTURE)[:5])  # message_start, block start, ping, two deltas
 TEXT_AFTER_FIVE = "找到原因了："
+REPO = Path(__file__).resolve().parent.parent
+# Line endings to rewrite a stream with, used in turn. No order puts a lone CR
+# right before a lone LF: the two would make a single CRLF.
+ENDINGS = {"LF": (b"\n",), "CRLF": (b"\r\n",), "CR": (b"\r",), "LF,CRLF": (b"\n", b"\r\n"), "CR,CRLF,LF": (b"\r", b"\r\n", b"\n")}
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +49,20 @@ def server():
 def events(raw_or_chunks):
     chunks = [raw_or_chunks] if isinstance(raw_or_chunks, bytes) else raw_or_chunks
     return [(event.event, event.data) for event in iter_sse(chunks)]
+
+
+def with_endings(raw, endings):
+    """`raw` with its line endings replaced by `endings`, one after the other, in a cycle."""
+    *lines, last = raw.replace(b"\r\n", b"\n").split(b"\n")
+    return b"".join(line + ending for line, ending in zip(lines, itertools.cycle(endings))) + last
+
+
+def refusal(server, **request):
+    """The message of the API-shaped 400 the server must answer a streaming request with."""
+    reply = httpx.post(server.url + "/v1/messages", json={"stream": True}, **request)
+    assert reply.status_code == 400 and reply.json()["type"] == "error"
+    assert reply.json()["error"]["type"] == "invalid_request_error"
+    return reply.json()["error"]["message"]
 
 
 def sdk_client(url):
@@ -103,10 +129,59 @@ def test_a_fixture_can_be_chosen_per_request(server):
 
 
 def test_a_bad_option_is_an_invalid_request_error(server):
-    for params in ({"error_after": "soon"}, {"fixture": "../pyproject"}):
-        reply = httpx.post(server.url + "/v1/messages", params=params, json={"stream": True})
-        assert reply.status_code == 400
-        assert reply.json()["error"]["type"] == "invalid_request_error"
+    assert refusal(server, params={"error_after": "soon"}) == "error_after='soon': expected a whole number, 0 or more"
+    assert refusal(server, params={"fixture": "../pyproject"}).startswith("fixture='../pyproject': no such fixture")
+
+
+def test_a_negative_count_is_refused_rather_than_read_as_a_slice_from_the_end(server):
+    assert refusal(server, params={"error_after": "-1"}).startswith("error_after='-1'")
+    assert refusal(server, params={"drop_at": "-5"}).startswith("drop_at='-5'")
+    assert refusal(server, headers={"x-replay-drop-at": "-5"}).startswith("drop_at='-5'")
+
+
+def test_a_delay_that_is_negative_infinite_nan_or_over_a_minute_is_refused(server):
+    for name, value in itertools.product(["pace", "first_token_delay"], ["-0.1", "inf", "-inf", "nan", "60.5", "1e9"]):
+        assert refusal(server, params={name: value}) == f"{name}={value!r}: expected a number of seconds from 0 to 60"
+
+
+def test_zero_and_a_minute_are_still_allowed():
+    assert (count("0"), seconds("0"), seconds("60")) == (0, 0.0, 60.0)
+
+
+def test_a_replay_server_refuses_the_same_paces():
+    for pace in (-1, math.inf, math.nan, 61):
+        with pytest.raises(ValueError, match="seconds from 0 to 60"):
+            ReplayServer(pace=pace)
+
+
+def test_the_serve_command_refuses_the_same_paces_with_a_usage_error(capsys):
+    for value in ("-1", "inf", "nan", "61"):
+        with pytest.raises(SystemExit) as exited:
+            main(["serve", "--pace", value])
+        assert exited.value.code == 2 and "--pace" in capsys.readouterr().err
+
+
+def test_serve_with_an_unknown_fixture_lists_the_fixtures_and_exits_with_status_2(capsys):
+    assert main(["serve", "--fixture", "nosuch"]) == 2
+    message = capsys.readouterr().err
+    assert "nosuch" in message and all(name in message for name in fixture_names())
+    with pytest.raises(ValueError, match="no such fixture"):
+        ReplayServer("nosuch")
+
+
+def test_another_method_gets_the_apis_json_405(server):
+    reply = httpx.get(server.url + "/v1/messages")
+    assert (reply.status_code, reply.headers["allow"]) == (405, "POST")
+    assert reply.json()["type"] == "error" and reply.json()["error"]["type"] == "invalid_request_error"
+    assert reply.json()["error"]["message"].startswith("GET /v1/messages: Method Not Allowed")
+    assert reply.headers["request-id"].startswith("req_replay_")
+
+
+def test_an_unknown_path_gets_the_apis_json_404_which_the_real_sdk_reads_as_not_found(server):
+    reply = httpx.post(server.url + "/v1/complete", json={"stream": True})
+    assert reply.status_code == 404 and reply.json()["error"]["type"] == "not_found_error"
+    with sdk_client(server.url) as client, pytest.raises(anthropic.NotFoundError):
+        client.models.list()  # GET /v1/models
 
 
 # -- faults ----------------------------------------------------------------------
@@ -162,6 +237,22 @@ def test_first_token_delay_holds_back_only_the_first_delta(server):
     assert timed.event_times[-1] - timed.time_to_first_token < 0.3  # the rest at the normal pace
 
 
+@pytest.mark.parametrize("endings", [ENDINGS["CR"], ENDINGS["LF,CRLF"]], ids=["CR", "LF,CRLF"])
+def test_first_token_delay_works_with_cr_or_mixed_line_endings_and_the_bytes_stay_the_same(endings):
+    raw = with_endings(FIXTURE, endings)
+    with ReplayServer(raw, pace=PACE) as server:
+        with open_stream(server.url) as response:
+            assert b"".join(response.iter_bytes()) == raw
+        timed = timed_stream(server.url, params={"first_token_delay": 0.3})
+    assert timed.event_times[2] < 0.2 and timed.time_to_first_token == timed.event_times[3] >= 0.3
+
+
+def test_error_after_counts_events_whatever_the_line_endings():
+    for endings in ENDINGS.values():
+        pieces, hang_up = plan_body(with_endings(FIXTURE, endings), error_after=5)
+        assert events(b"".join(pieces)) == events(FIRST_FIVE + OVERLOADED) and not hang_up
+
+
 def test_the_real_sdk_sees_each_fault_too(server):
     with sdk_client(server.url) as client:
         with sdk_stream(client, extra_query={"error_after": 5}) as stream, pytest.raises(anthropic.APIStatusError):
@@ -204,13 +295,61 @@ def test_closing_the_sdk_stream_early_leaves_no_thread_socket_or_server_behind()
         socket.create_connection(("127.0.0.1", port), timeout=0.5)
 
 
+def start_serve(*options):
+    """`python -m streaming_lib serve` on a free port, in a process of its own: (process, url) once it listens."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "streaming_lib", "serve", "--port", str(port), *options]
+    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return process, f"http://127.0.0.1:{port}"
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail("serve did not start:\n" + process.communicate()[0])
+            time.sleep(0.05)
+
+
+@pytest.mark.parametrize("presses", [1, 2], ids=["once", "twice"])
+def test_ctrl_c_with_a_stream_open_stops_the_server_and_cuts_the_stream_without_a_traceback(presses):
+    process, url = start_serve("--pace", "5")  # the whole stream would take minutes
+    try:
+        with open_stream(url) as response:
+            chunks, dropped = response.iter_bytes(), []
+            next(chunks)  # the stream is open: its first event came
+            for _ in range(presses):
+                process.send_signal(signal.SIGINT)
+                time.sleep(0.2)
+            output = process.communicate(timeout=GRACE + 5)[0]  # once: after GRACE seconds; twice: at once
+            list(until_dropped(chunks, dropped))
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0 and "Traceback" not in output, output
+    assert dropped  # the client sees a cut stream, not a finished one
+
+
 # -- the pieces ----------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("endings", ENDINGS.values(), ids=ENDINGS)
 @pytest.mark.parametrize("name", fixture_names())
-def test_the_event_pieces_of_every_fixture_join_back_into_its_bytes(name):
-    raw = read_fixture(name)
-    assert b"".join(split_events(raw)) == raw
+def test_each_piece_holds_at_most_one_of_the_events_our_decoders_see_whatever_the_line_endings(name, endings):
+    raw = with_endings(read_fixture(name), endings)
+    pieces = split_events(raw)
+    assert b"".join(pieces) == raw
+    assert all(len(events(piece)) <= 1 for piece in pieces)
+    assert [event for piece in pieces for event in events(piece)] == events(raw)
+
+
+def test_a_crlf_is_one_line_ending_not_a_line_ending_then_a_blank_line():
+    assert split_events(b"data: 1\r\ndata: 2\r\n") == [b"data: 1\r\ndata: 2\r\n"]
+    assert split_events(b"data: 1\r\r\ndata: 2\n\r") == [b"data: 1\r\r\n", b"data: 2\n\r"]
 
 
 def test_drop_at_beyond_the_end_sends_everything_and_does_not_hang_up():
