@@ -54,9 +54,14 @@ TEXT_DELTAS = {
     "thinking_delta": ("thinking", "thinking"),
 }
 
+# The string field that text-like deltas append to, per block type.
+TEXT_FIELDS = {block: field for block, field in TEXT_DELTAS.values()}
+
 # `message_delta` fields that are always copied, even as null; any other field
-# (for example `container`) is copied only when it has a value.
+# (for example `container`) is copied only when it has a value, except those
+# that say which message this is or hold its blocks.
 ALWAYS_SET = frozenset({"stop_reason", "stop_sequence", "stop_details"})
+NEVER_SET = frozenset({"id", "type", "role", "model", "content", "usage"})
 
 
 class MessageAccumulator:
@@ -171,12 +176,10 @@ class MessageAccumulator:
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             raise self._error(EventDataError, "the event is not an object with a 'type'", data=repr(event))
         kind = event["type"]
-        if kind == "error":
-            self._on_error(event)  # may come at any point, even first
         handler = getattr(self, "_on_" + kind, None)
         if handler is None:
             return  # unknown event types are ignored (the API may add new ones)
-        if kind != "ping":
+        if kind not in ("ping", "error"):  # those two may come at any point, even first
             if self._message is None and kind != "message_start":
                 raise self._error(EventOrderError, f"{kind} before message_start")
             if self.complete:
@@ -190,21 +193,30 @@ class MessageAccumulator:
         pass  # keeps idle connections open; carries nothing
 
     def _on_error(self, event: dict[str, Any]) -> None:
-        error = event.get("error") or {}
-        error_type, text = error.get("type"), error.get("message", "")
-        raise self._error(APIStreamError, f"{error_type}: {text}", error_type=error_type, error_message=text)
+        error = event.get("error")
+        if not isinstance(error, dict):  # not the documented shape: keep whatever came
+            error = {"message": "" if error is None else str(error)}
+        error_type, text = error.get("type"), str(error.get("message") or "")
+        summary = ": ".join(str(part) for part in (error_type, text) if part) or "an error event with no details"
+        raise self._error(APIStreamError, summary, error_type=error_type, error_message=text)
 
     def _on_message_start(self, event: dict[str, Any]) -> None:
         if self._message is not None:
             raise self._error(EventOrderError, "a second message_start")
-        self._message = copy.deepcopy(event["message"])
+        message = event["message"]
+        if not isinstance(message, dict) or not isinstance(message.get("content") or [], list):
+            raise self._error(EventDataError, "message_start needs a 'message' object whose 'content' is a list", data=json.dumps(event))
+        self._message = copy.deepcopy(message)
         self._message["content"] = list(self._message.get("content") or [])
 
     def _on_content_block_start(self, event: dict[str, Any]) -> None:
-        index, content = event["index"], self._message["content"]  # type: ignore[index]
-        if index != len(content):
-            raise self._error(EventOrderError, f"content_block_start for index {index}, expected {len(content)}", index=index)
-        block = copy.deepcopy(event["content_block"])
+        index, block, content = event["index"], event["content_block"], self._message["content"]  # type: ignore[index]
+        if not _is_index(index) or index != len(content):
+            raise self._error(EventOrderError, f"content_block_start for index {index!r}, expected {len(content)}", index=index)
+        field = TEXT_FIELDS.get(block.get("type"))
+        if field and not isinstance(block.get(field, ""), str):
+            raise self._error(EventDataError, f"a {block['type']} block whose {field!r} is not a string", data=json.dumps(event), index=index)
+        block = copy.deepcopy(block)
         content.append(block)  # blocks of unknown types are kept as they came
         if block.get("type") in TOOL_BLOCK_TYPES:
             self._json_parts[index] = []
@@ -217,12 +229,12 @@ class MessageAccumulator:
         if kind in TEXT_DELTAS:
             expected, field = TEXT_DELTAS[kind]
             self._check_block(kind, block_type, expected, index)
-            piece = delta[field]
+            piece = self._text_of(delta, field, index)
             parts = self._text_parts.setdefault((index, field), [block.get(field) or ""])
             parts.append(piece)
         elif kind == "input_json_delta":
             self._check_block(kind, block_type, TOOL_BLOCK_TYPES, index)
-            fragment = delta["partial_json"]
+            fragment = self._text_of(delta, "partial_json", index)
             self._json_parts[index].append(fragment)
             parser = self.input_parsers[index]
             if parser.error is None:  # invalid JSON is raised at the block's stop, not here
@@ -241,24 +253,30 @@ class MessageAccumulator:
     def _on_content_block_stop(self, event: dict[str, Any]) -> None:
         index = event["index"]
         block = self._open_block(index, "content_block_stop")
-        self.stopped.add(index)
         if index in self._json_parts:
             raw = "".join(self._json_parts[index])
             if raw:  # no fragments, or only empty ones: the input stays as started, `{}`
-                try:
-                    block["input"] = json.loads(raw)
-                except (ValueError, RecursionError) as error:  # also: over 4300 digits, nested too deep
-                    why = f"{error.msg} at character {error.pos}" if isinstance(error, json.JSONDecodeError) else error
-                    raise self._error(
-                        ToolInputJSONError,
-                        f"tool input of block {index} is not valid JSON ({why})",
-                        raw=raw,
-                        index=index,
-                    ) from None
+                block["input"] = self._parse_tool_input(raw, index)
+        # Only now is the block complete: a block whose input failed to parse
+        # stays incomplete, so error snapshots show its best partial input.
+        self.stopped.add(index)
+
+    def _parse_tool_input(self, raw: str, index: int) -> Any:
+        """The one strict parse of a tool's input, at its stop: a JSON object, or ToolInputJSONError."""
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError) as error:  # also: over 4300 digits, nested too deep
+            why = f"{error.msg} (character {error.pos})" if isinstance(error, json.JSONDecodeError) else error
+            raise self._error(ToolInputJSONError, f"tool input of block {index} is not valid JSON: {why}", raw=raw, index=index) from None
+        if not isinstance(value, dict):  # the API's `input` is always an object
+            raise self._error(ToolInputJSONError, f"tool input of block {index} is a JSON {type(value).__name__}, not an object", raw=raw, index=index)
+        return value
 
     def _on_message_delta(self, event: dict[str, Any]) -> None:
         message = self._message
         for key, value in event["delta"].items():
+            if key in NEVER_SET:
+                continue  # the message's identity and content never change here
             if key in ALWAYS_SET or value is not None:
                 message[key] = value  # type: ignore[index]
         # Usage counts here are running totals: overwrite, never add. A field
@@ -275,11 +293,17 @@ class MessageAccumulator:
 
     def _open_block(self, index: int, kind: str) -> dict[str, Any]:
         content = self._message["content"]  # type: ignore[index]
-        if not isinstance(index, int) or not 0 <= index < len(content):
-            raise self._error(EventOrderError, f"{kind} for block {index}, which never started", index=index)
+        if not _is_index(index) or not 0 <= index < len(content):
+            raise self._error(EventOrderError, f"{kind} for block {index!r}, which never started", index=index)
         if index in self.stopped:
             raise self._error(EventOrderError, f"{kind} for block {index}, which already stopped", index=index)
         return content[index]
+
+    def _text_of(self, delta: dict[str, Any], field: str, index: int) -> str:
+        text = delta[field]
+        if not isinstance(text, str):
+            raise self._error(EventDataError, f"a {delta['type']} whose {field!r} is not a string", data=json.dumps(delta), index=index)
+        return text
 
     def _check_block(self, kind: str, block_type: Any, expected: Any, index: int) -> None:
         allowed = expected if isinstance(expected, frozenset) else {expected}
@@ -292,12 +316,18 @@ class MessageAccumulator:
         return cls(where + text, partial=partial, event_number=self.event_number, **details)
 
 
+def _is_index(value: Any) -> bool:
+    return type(value) is int  # not a bool, a float or a string that looks like one
+
+
 def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict[str, Any]:
     """The whole pipeline: bytes (one object, or an iterable of chunks) to the final message (dict).
 
     Raises a `StreamError`; its `.partial` is the message so far and its
     `.events` the decoded event dicts received before the failure.
     """
+    if isinstance(source, str):
+        raise TypeError("accumulate() takes the stream's bytes (or an iterable of byte chunks), not str")
     chunks = [source] if isinstance(source, (bytes, bytearray)) else source
     acc = MessageAccumulator()
     events: list[Any] = []
@@ -318,18 +348,21 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict
 
 def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
     """The JSON object (dict) of one Messages API event, or None for what the API's
-    clients skip: unnamed events and events with empty data. An `event: error`
-    whose data is not JSON becomes an error event carrying that text."""
+    clients skip: unnamed events and events with empty data.
+
+    The SSE event name `error` wins over the data: whatever its data, it becomes
+    an error event (its `error` object if it has one, else its raw text)."""
     if sse.event == "message" or sse.data == "":
         return None
     try:
         event = json.loads(sse.data)
-    except json.JSONDecodeError as error:
-        if sse.event == "error":
-            return {"type": "error", "error": {"type": None, "message": sse.data}}
-        raise EventDataError(
-            f"event {number} ({sse.event}): data is not JSON ({error.msg} at character {error.pos})",
-            data=sse.data,
-            event_number=number,
-        ) from None
+    except ValueError as error:
+        event = error
+    if sse.event == "error":
+        if isinstance(event, dict) and isinstance(event.get("error"), dict):
+            return {**event, "type": "error"}
+        return {"type": "error", "error": {"type": None, "message": sse.data}}
+    if isinstance(event, ValueError):
+        why = f"{event.msg} (character {event.pos})" if isinstance(event, json.JSONDecodeError) else event
+        raise EventDataError(f"event {number} ({sse.event}): data is not JSON: {why}", data=sse.data, event_number=number)
     return event

@@ -67,6 +67,9 @@ class LineDecoder:
         self._pending_start = 0
         # Only the very start of the stream may carry a byte order mark.
         self._at_start = True
+        # Strict mode met a bad byte after some good lines in the same chunk:
+        # those lines were handed back first, and this is raised next.
+        self._failure: SSEDecodeError | None = None
 
     @property
     def pending(self) -> bytes:
@@ -91,6 +94,8 @@ class LineDecoder:
             # benchmarks/: 1-byte chunks cost about one method call each).
             self._pending += chunk
             return []
+        if self._failure:
+            raise self._failure
         if chunk[0] == LF and self.after_cr:
             chunk = chunk[1:]  # the LF of a CRLF split across two chunks
             self._pending_start += 1
@@ -107,7 +112,10 @@ class LineDecoder:
         # One decode for all of them (CR and LF are ASCII: no character can
         # straddle a line ending), then one split: both run in C, which makes
         # a chunk of many lines cost about as much as one long line.
-        text = self._decode(self._pending, self._pending_start)
+        try:
+            text = self._decode(self._pending, self._pending_start)
+        except SSEDecodeError as error:
+            return self._lines_before(error)
         self._pending_start += len(self._pending)
         self._pending = bytearray(chunk[end:])
         lines = LINE_END.split(text) if "\r" in text else text.split("\n")
@@ -116,12 +124,30 @@ class LineDecoder:
 
     def flush(self) -> list[str]:
         """End of stream: return the unterminated last line, if any (list of 0 or 1 str)."""
-        if not self._pending:
-            return []
+        if self._failure:
+            raise self._failure
+        if not self._pending or (self._at_start and self._pending == BOM):
+            return []  # nothing, or only the byte order mark: no line at all
         line = self._decode(self._pending, self._pending_start)
         self._pending_start += len(self._pending)
         self._pending = bytearray()
         return [line]
+
+    def _lines_before(self, error: SSEDecodeError) -> list[str]:
+        # Strict mode met a bad byte. Hand back the lines that ended before it,
+        # as smaller chunks would have, and raise at the next call: what a
+        # failure keeps must not depend on where the network cut the bytes.
+        head = self._pending[: error.offset - self._pending_start]
+        cut = max(head.rfind(b"\n"), head.rfind(b"\r")) + 1
+        if cut == 0:
+            raise error
+        self._failure = error
+        text = head[:cut].decode("utf-8")
+        if self._pending_start == 0:
+            text = text.removeprefix("\ufeff")  # the byte order mark
+        lines = LINE_END.split(text)
+        lines.pop()
+        return lines
 
     def _decode(self, raw: bytes | bytearray, offset: int) -> str:  # complete lines' bytes -> str
         if self._at_start:

@@ -31,6 +31,10 @@ from typing import Any
 
 from .lines import LineDecoder
 
+# A `retry` longer than this (milliseconds: about 3 million years) is ignored
+# rather than handed to int(), which refuses strings of over 4300 digits.
+MAX_RETRY_DIGITS = 18
+
 
 @dataclass(frozen=True)
 class ServerSentEvent:
@@ -86,7 +90,7 @@ class SSEDecoder:
             if "\0" not in value:
                 self.last_event_id = value
         elif name == "retry":
-            if value.isascii() and value.isdigit():
+            if value.isascii() and value.isdigit() and len(value) <= MAX_RETRY_DIGITS:
                 self.retry = self.reconnection_time = int(value)
         # Anything else is ignored, as the spec says; that includes comments
         # (lines starting with ":", so their field name is ""), which servers

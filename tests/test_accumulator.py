@@ -337,3 +337,65 @@ def test_a_tool_input_that_goes_bad_midway_is_reported_at_its_stop():
     with pytest.raises(ToolInputJSONError) as caught:  # ...and the stop decides
         acc.feed(stop(0))
     assert caught.value.raw == '{"a": ]}' and caught.value.partial["content"][0]["input"] == {}
+
+
+def test_an_error_event_of_any_shape_is_an_api_stream_error():
+    for payload in ('{"type":"error","error":"boom"}', '{"error": {"type": "api_error", "message": "x"}}', '[1]', '{"type":"ping"}'):
+        with pytest.raises(APIStreamError):
+            accumulate(sse_bytes(START) + f"event: error\ndata: {payload}\n\n".encode())
+
+
+def test_an_error_event_without_details_still_says_what_it_is():
+    with pytest.raises(APIStreamError, match="event 2: upstream timeout$"):
+        accumulate(sse_bytes(START) + b"event: error\ndata: upstream timeout\n\n")
+    with pytest.raises(APIStreamError, match="an error event with no details"):
+        fed(START, {"type": "error"})
+
+
+@pytest.mark.parametrize("text", [None, 7, ["a"]])
+def test_a_text_delta_whose_text_is_not_a_string_is_a_data_error(text):
+    with pytest.raises(EventDataError, match="'text' is not a string") as caught:
+        fed(START, block_start(0, {"type": "text", "text": ""}), delta(0, type="text_delta", text=text))
+    assert caught.value.partial["content"] == [{"type": "text", "text": ""}]
+
+
+def test_a_text_block_starting_with_a_non_string_is_a_data_error():
+    with pytest.raises(EventDataError):
+        fed(START, block_start(0, {"type": "text", "text": 3}))
+
+
+@pytest.mark.parametrize("message", [[1], "oops", {"content": "oops"}])
+def test_a_message_start_without_a_message_object_is_a_data_error(message):
+    with pytest.raises(EventDataError, match="message_start"):
+        fed({"type": "message_start", "message": message})
+
+
+@pytest.mark.parametrize("index", [True, "0", 0.0])
+def test_an_index_must_be_an_integer(index):
+    with pytest.raises(EventOrderError, match=repr(index)):
+        fed(START, block_start(index, {"type": "text", "text": ""}))
+
+
+def test_message_delta_never_changes_the_messages_identity_or_content():
+    acc = fed(START, {"type": "message_delta", "delta": {"stop_reason": "end_turn", "id": "msg_other", "content": "x"}, "usage": {}})
+    assert acc.message["id"] == "msg_1" and acc.message["content"] == [] and acc.message["stop_reason"] == "end_turn"
+
+
+@pytest.mark.parametrize("raw", ["42", '"abc"', "null", "[1, 2]"])
+def test_a_tool_input_that_is_not_an_object_is_rejected_at_its_stop(raw):
+    tool = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+    with pytest.raises(ToolInputJSONError, match="not an object"):
+        fed(START, block_start(0, tool), delta(0, type="input_json_delta", partial_json=raw), stop(0))
+
+
+def test_invalid_tool_input_leaves_its_best_partial_value_in_the_partial_message():
+    tool = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+    with pytest.raises(ToolInputJSONError) as caught:
+        fed(START, block_start(0, tool), delta(0, type="input_json_delta", partial_json='{"path": "a.py", "content": "x'), stop(0))
+    assert caught.value.partial["content"][0]["input"] == {"path": "a.py"}
+    assert "Unterminated string starting at (character 28)" in str(caught.value)
+
+
+def test_accumulate_refuses_text_with_a_clear_message():
+    with pytest.raises(TypeError, match="not str"):
+        accumulate("event: ping\n\n")

@@ -136,3 +136,18 @@ def test_a_long_line_in_small_chunks_is_gathered_in_place():
         assert decoder.feed(piece) == []
     assert len(decoder.pending) == 5000
     assert decoder.feed(b"\n") == ["x" * 5000]
+
+
+def test_strict_mode_keeps_the_lines_before_a_bad_byte_whatever_the_chunking():
+    raw = b"a\nb\nc \xff\nd\n"
+    for size in (1, 3, len(raw)):
+        got = []
+        with pytest.raises(SSEDecodeError) as caught:
+            for line in iter_lines(chunked(raw, size), strict=True):
+                got.append(line)
+        assert got == ["a", "b"] and caught.value.offset == 6, size
+
+
+def test_a_stream_of_only_a_byte_order_mark_has_no_lines():
+    assert lines_of(b"\xef\xbb\xbf") == []
+    assert lines_of(b"\xef\xbb", b"\xbf") == []

@@ -36,3 +36,20 @@ def test_compare_messages_accepts_a_null_the_sdk_added():
 def test_compare_messages_tells_int_from_float_and_bool():
     assert compare_messages({"n": 1}, {"n": 1.0}) != []
     assert compare_messages({"n": 1}, {"n": True}) != []
+
+
+def test_a_timestamp_the_wire_sent_compares_as_the_same_string():
+    import json
+
+    raw = read_fixture().replace(
+        b'"stop_reason":"tool_use","stop_sequence":null}',
+        b'"stop_reason":"tool_use","stop_sequence":null,"container":'
+        + json.dumps({"id": "container_1", "expires_at": "2026-12-01T00:00:00Z"}).encode() + b"}",
+    )
+    ours = accumulate(raw)
+    assert ours["container"]["expires_at"] == "2026-12-01T00:00:00Z"
+    assert compare_messages(ours, sdk_final_message(raw)) == []
+
+
+def test_compare_messages_counts_nan_equal_to_nan():
+    assert compare_messages({"x": float("nan")}, {"x": float("nan")}) == []

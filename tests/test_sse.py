@@ -128,3 +128,8 @@ def test_the_fixture_split_in_two_at_every_offset_gives_the_same_events():
     whole = list(iter_sse([raw]))
     for cut in range(len(raw) + 1):
         assert list(iter_sse([raw[:cut], raw[cut:]])) == whole, cut
+
+
+def test_an_absurdly_long_retry_is_ignored_not_a_crash():
+    got = events("retry: " + "9" * 5000 + "\ndata: x\n\n")
+    assert got == [ServerSentEvent("message", "x")]
