@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.chunk_size is not None and args.chunk_size < 1:
             build_parser().error("--chunk-size must be at least 1")
+        if not args.file.is_file():
+            build_parser().error(f"no such file: {args.file}")
         return run(args.file, chunk_size=args.chunk_size, with_sdk=args.sdk)
     if args.command == "serve":
         from .server import seconds, serve

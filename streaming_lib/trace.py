@@ -33,12 +33,14 @@ def width(text: str) -> int:
 
 
 def cell(text: str, size: int) -> str:
-    """`text` cut or padded to `size` terminal columns."""
-    if width(text) > size:
-        while width(text) > size - 1:
-            text = text[:-1]
-        text += "…"
-    return text + " " * (size - width(text))
+    """`text` cut or padded to `size` terminal columns, then one space."""
+    used = 0
+    for end, char in enumerate(text):
+        used += width(char)
+        if used > size - 1 and end < len(text) - 1 or used > size:
+            text = text[:end] + "…"
+            break
+    return text + " " * (size - width(text) + 1)
 
 
 def show(value: Any) -> str:
@@ -116,15 +118,24 @@ def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], Non
 
 def run(path: Path, *, chunk_size: int | None, with_sdk: bool, out: Callable[[str], None] = print) -> int:
     """The `trace` command: returns the exit status (0 ok, 1 stream error or SDK mismatch)."""
+    from .sdk import compare_messages, sdk_final_message, sdk_verdict  # the SDK only checks
+
     raw = path.read_bytes()
     try:
         acc = trace(raw, chunk_size=chunk_size, out=out)
     except StreamError:
+        if with_sdk:
+            verdict = sdk_verdict(raw)
+            if "error" in verdict:
+                said = "raises {class}: {message}".format(**verdict["error"])
+            else:
+                said = f"returns a message with stop_reason {show(verdict['message'].get('stop_reason'))}"
+            out(f"the SDK, on the same bytes, {said}")
         return 1
+    for index in acc.incomplete_blocks():
+        out(f"⚠ block {index} never got its content_block_stop: incomplete, not safe to execute")
     if not with_sdk:
         return 0
-    from .sdk import compare_messages, sdk_final_message  # the SDK only checks
-
     ours, theirs = acc.final_message(), sdk_final_message(raw, chunk_size=chunk_size)
     for block in theirs["content"]:
         if "input" in block:
