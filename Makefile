@@ -13,8 +13,11 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
+# Lab serves the whole repository (so the links between notebooks, exercises and
+# solutions work) and opens the first notebook. Root may run it, as in a container.
 lab: $(BIN)/.installed
-	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb \
+		$(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest tests
