@@ -145,7 +145,7 @@ def test_there_are_six_exercises_easiest_first():
 def test_each_notebook_says_how_to_check_it_and_which_lesson_it_practises(name):
     intro = read(SOLUTIONS_DIR / f"{name}.ipynb").cells[0]
     assert intro.cell_type == "markdown"
-    assert f"`pytest --nbval-lax exercises/{name}.ipynb`" in intro.source
+    assert f"`.venv/bin/pytest --nbval-lax exercises/{name}.ipynb`" in intro.source
     assert re.search(r"\(\.\./notebooks/0[0-6]_\w+\.ipynb\)", intro.source)
 
 
