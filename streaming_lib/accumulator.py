@@ -115,7 +115,8 @@ class MessageAccumulator:
         return {index: "".join(parts) for index, parts in self._json_parts.items()}
 
     def incomplete_blocks(self) -> list[int]:
-        """Indices of the blocks whose `content_block_stop` never arrived."""
+        """Indices of the blocks not complete: no `content_block_stop` yet, or a tool
+        input that failed to parse at it."""
         content = self._message["content"] if self._message else []
         return [index for index in range(len(content)) if index not in self.stopped]
 
