@@ -118,13 +118,13 @@ def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], Non
 
 def run(path: Path, *, chunk_size: int | None, with_sdk: bool, out: Callable[[str], None] = print) -> int:
     """The `trace` command: returns the exit status (0 ok, 1 stream error or SDK mismatch)."""
-    from .sdk import compare_messages, sdk_final_message, sdk_verdict  # the SDK only checks
-
     raw = path.read_bytes()
     try:
         acc = trace(raw, chunk_size=chunk_size, out=out)
     except StreamError:
         if with_sdk:
+            from .sdk import sdk_verdict  # the SDK only checks, and loads only when asked
+
             verdict = sdk_verdict(raw)
             if "error" in verdict:
                 said = "raises {class}: {message}".format(**verdict["error"])
@@ -136,6 +136,8 @@ def run(path: Path, *, chunk_size: int | None, with_sdk: bool, out: Callable[[st
         out(f"⚠ block {index} never got its content_block_stop: incomplete, not safe to execute")
     if not with_sdk:
         return 0
+    from .sdk import compare_messages, sdk_final_message
+
     ours, theirs = acc.final_message(), sdk_final_message(raw, chunk_size=chunk_size)
     for block in theirs["content"]:
         if "input" in block:
