@@ -1,0 +1,90 @@
+"""The fast paths give exactly what the step-by-step stages give.
+
+`LineDecoder.feed_each` and `iter_sse` split plain chunks and handle the common
+lines themselves, for speed, and hand everything else to `feed` and
+`feed_line`. Whatever the bytes (any field, comments, CR, CRLF, a byte order
+mark, broken UTF-8) and wherever the chunks end, the lines, the events and the
+errors must be the ones the stages give one call at a time.
+"""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streaming_lib import LineDecoder, SSEDecodeError, SSEDecoder, iter_lines, iter_sse
+
+# Pieces of a stream: every kind of line, every line ending, and bytes that
+# break UTF-8 or sit on either side of a character boundary.
+PIECES = [b"data: x", b"data:x", b"data: ", b"data:", b"data", b"event: ping", b"event:", b"event: ",
+          b"id: 7", b"id: a\x00b", b"id", b"retry: 1500", b"retry: 1.5", b": keep-alive", b":", b"other: y",
+          b"Data: no", b"data:  two spaces", b"data: caf\xc3\xa9", b"data: \xe5\x8e\x9f\xf0\x9f\x98\x80",
+          b"\xc3", b"\xa9", b"\xff", b"\xef\xbb\xbf", b"\n", b"\n", b"\n", b"\r\n", b"\r", b"\n\n", b"\r\n\r\n"]
+
+streams = st.lists(st.sampled_from(PIECES), max_size=30).map(b"".join)
+
+
+@st.composite
+def chunkings(draw):
+    """(stream bytes, the same bytes cut at random places)."""
+    raw = draw(streams)
+    cuts = sorted(draw(st.sets(st.integers(0, len(raw)), max_size=12)))
+    bounds = [0, *cuts, len(raw)]
+    return raw, [raw[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def run(produce):  # -> (items produced, the error raised or None)
+    items = []
+    try:
+        for item in produce():
+            items.append(item)
+    except SSEDecodeError as error:
+        return items, (type(error), str(error), error.offset)
+    return items, None
+
+
+def staged_lines(chunks, strict):
+    decoder = LineDecoder(strict=strict)
+    for chunk in chunks:
+        yield from decoder.feed(chunk)
+    yield from decoder.flush()
+
+
+def staged_events(chunks, strict):
+    decoder = SSEDecoder()
+    for line in staged_lines(chunks, strict):
+        event = decoder.feed_line(line)
+        if event is not None:
+            yield event
+
+
+@settings(max_examples=600, deadline=None)
+@given(chunkings(), st.booleans())
+def test_iter_lines_gives_the_lines_and_errors_of_feed(stream, strict):
+    raw, chunks = stream
+    assert run(lambda: iter_lines(chunks, strict=strict)) == run(lambda: staged_lines(chunks, strict))
+
+
+@settings(max_examples=600, deadline=None)
+@given(chunkings(), st.booleans())
+def test_iter_sse_gives_the_events_and_errors_of_feed_line(stream, strict):
+    raw, chunks = stream
+    assert run(lambda: iter_sse(chunks, strict=strict)) == run(lambda: staged_events(chunks, strict))
+
+
+@settings(max_examples=300, deadline=None)
+@given(chunkings())
+def test_feed_each_yields_what_feed_returns_chunk_by_chunk(stream):
+    raw, chunks = stream
+    decoder = LineDecoder()
+    expected = [lines for lines in map(decoder.feed, chunks) if lines]
+    assert list(LineDecoder().feed_each(chunks)) == expected
+
+
+def test_feed_each_stopped_early_leaves_the_decoder_where_it_was():
+    decoder = LineDecoder()
+    batches = decoder.feed_each([b"data: a\n", b"data: b", b"c\n", b"tail"])
+    assert next(batches) == ["data: a"]
+    batches.close()  # the caller stopped after the first chunk
+    assert (decoder.pending, decoder.offset) == (b"", 8)
+    assert decoder.feed(b"data: z\n") == ["data: z"]
+    assert list(decoder.feed_each([b"x\r", b"\ny\n"])) == [["x"], ["y"]]
+    assert decoder.offset == 8 + 8 + 5
