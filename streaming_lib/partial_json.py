@@ -74,7 +74,7 @@ class PartialJSONError(ValueError):
 Path = tuple  # keys (str) and list indices (int), outermost first; () is the top level
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SetValue:
     """``value`` now sits at ``path``, replacing what was there (a repeated key): a
     finished scalar, or a new empty list, dict or str that later changes fill in."""
@@ -82,7 +82,7 @@ class SetValue:
     value: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AppendString:
     """``text`` was added to the string at ``path``.  At most one per string per ``feed``,
     so a preview that appends these does O(n) work in total."""
@@ -90,7 +90,7 @@ class AppendString:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EndValue:
     """The string, list or dict at ``path`` is complete (scalars are complete at once)."""
     path: Path
@@ -334,18 +334,26 @@ class PartialJSONParser:
         self._state = self._string
 
     def _string(self, text: str, pos: int) -> int:
-        """Inside a string: take the run up to the next quote, backslash or bad character."""
-        stop = _STRING_STOP.search(text, pos)
-        end = stop.start() if stop else len(text)
-        if end > pos:
-            self._pieces.append(text[pos:end])
-        if stop is None:
-            return end
-        char = text[end]
-        if char == "\\":
-            self._escape_text, self._escape_at = "", self.position + end
-            self._state = self._escape
-            return end
+        """Inside a string: take each run up to the next quote, backslash or bad character,
+        and the one-character escapes (``\\n``, ``\\"``) between runs."""
+        pieces, search = self._pieces, _STRING_STOP.search
+        while True:
+            stop = search(text, pos)
+            end = stop.start() if stop else len(text)
+            if end > pos:
+                pieces.append(text[pos:end])
+            if stop is None:
+                return end
+            char = text[end]
+            if char != "\\":
+                break
+            simple = _ESCAPES.get(text[end + 1:end + 2])
+            if simple is None:       # "\\u...", a bad escape, or the fragment ends here
+                self._escape_text, self._escape_at = "", self.position + end
+                self._state = self._escape
+                return end
+            pieces.append(simple)
+            pos = end + 2
         if char != '"':
             bad = "control character (\\u0000-\\u001F) found while parsing a string"
             raise PartialJSONError(bad if char < " " else "invalid unicode code point",
@@ -364,10 +372,6 @@ class PartialJSONParser:
     def _escape(self, text: str, pos: int) -> int:
         """An escape, perhaps split across fragments: its raw text so far is kept."""
         known = len(self._escape_text)
-        if not known and text[pos + 1:pos + 2] in _ESCAPES:   # fast path: "\\n" and the like
-            self._pieces.append(_ESCAPES[text[pos + 1]])
-            self._state = self._string
-            return pos + 2
         raw = self._escape_text + text[pos:pos + 12 - known]   # longest: "\\ud83d\\ude00"
         try:
             decoded = _decode_escape(raw)

@@ -3,6 +3,8 @@
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from streaming_lib import (
     APIStreamError,
@@ -14,6 +16,7 @@ from streaming_lib import (
     accumulate,
     iter_sse,
 )
+from streaming_lib.accumulator import _json_loads
 from streaming_lib.fixtures import chunked, read_fixture
 
 CALC_INPUT = {"path": "calc.py", "content": "def add(a, b):\n    return a + b\n"}
@@ -399,3 +402,36 @@ def test_invalid_tool_input_leaves_its_best_partial_value_in_the_partial_message
 def test_accumulate_refuses_text_with_a_clear_message():
     with pytest.raises(TypeError, match="not str"):
         accumulate("event: ping\n\n")
+
+
+# Event data is parsed by jiter when it can, json.loads otherwise: the value
+# (or the failure) must be json.loads's for any text at all.
+_json_texts = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=10,
+).flatmap(lambda value: st.sampled_from([
+    json.dumps(value), json.dumps(value, ensure_ascii=False), json.dumps(value, indent=1),
+    " " + json.dumps(value, separators=(",", ":")) + "\n",
+]))
+_JSON_EDGES = ['"\\ud800"', '"\\udc00x"', '{"a":1,"a":2}', "-0", "1E400", "-1e400", "1e-400", "01", "[1,]",
+               "\ufeff{}", "{}x", '"\x01"', "1" * 5000, "NaN", "-Infinity", "", " ", "[" * 3000 + "]" * 3000]
+
+
+def _outcome(parse, text):
+    try:
+        return "value", repr(parse(text))  # repr tells -0.0 from 0.0 and 1 from 1.0, and nan equals nan
+    except (ValueError, RecursionError):
+        return "error", None
+
+
+@settings(max_examples=500, deadline=None)
+@given(_json_texts, st.integers(0, 10**6), st.sampled_from(["", "x", '"', "\\", ",", "]", "\ud800", "é"]))
+def test_event_data_is_parsed_exactly_as_json_loads_would(text, where, insert):
+    for candidate in (text, text[: where % (len(text) + 1)], text[: where % (len(text) + 1)] + insert + text[where % (len(text) + 1):]):
+        assert _outcome(_json_loads, candidate) == _outcome(json.loads, candidate), candidate
+
+
+def test_event_data_edge_cases_are_parsed_as_json_loads_would():
+    for text in _JSON_EDGES:
+        assert _outcome(_json_loads, text) == _outcome(json.loads, text), text[:40]
