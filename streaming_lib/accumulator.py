@@ -50,14 +50,16 @@ from .sse import iter_sse
 # Blocks whose `input` arrives as `input_json_delta` fragments.
 TOOL_BLOCK_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 
-# delta type -> (the block type it belongs to, the block field it appends to)
+TEXT_BLOCK, THINKING_BLOCK = frozenset({"text"}), frozenset({"thinking"})
+
+# delta type -> (the block types it belongs to, the block field it appends to)
 TEXT_DELTAS = {
-    "text_delta": ("text", "text"),
-    "thinking_delta": ("thinking", "thinking"),
+    "text_delta": (TEXT_BLOCK, "text"),
+    "thinking_delta": (THINKING_BLOCK, "thinking"),
 }
 
 # The string field that text-like deltas append to, per block type.
-TEXT_FIELDS = {block: field for block, field in TEXT_DELTAS.values()}
+TEXT_FIELDS = {"text": "text", "thinking": "thinking"}
 
 # `message_delta` fields that are always copied, even as null; any other field
 # (for example `container`) is copied only when it has a value, except those
@@ -176,19 +178,20 @@ class MessageAccumulator:
         """Apply one event (dict, the decoded `data` of one SSE event)."""
         self.event_number += 1
         self.input_changes = []
-        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+        kind = event.get("type") if type(event) is dict else None
+        if type(kind) is not str:
             raise self._error(EventDataError, "the event is not an object with a 'type'", data=repr(event))
-        kind = event["type"]
-        handler = getattr(self, "_on_" + kind, None)
+        handler = HANDLERS.get(kind)
         if handler is None:
             return  # unknown event types are ignored (the API may add new ones)
-        if kind not in ("ping", "error"):  # those two may come at any point, even first
-            if self._message is None and kind != "message_start":
-                raise self._error(EventOrderError, f"{kind} before message_start")
-            if self.complete:
-                raise self._error(EventOrderError, f"{kind} after message_stop")
+        if self.complete or self._message is None:
+            if kind not in ("ping", "error"):  # those two may come at any point, even first
+                if self.complete:
+                    raise self._error(EventOrderError, f"{kind} after message_stop")
+                if kind != "message_start":
+                    raise self._error(EventOrderError, f"{kind} before message_start")
         try:
-            handler(event)
+            handler(self, event)
         except (KeyError, TypeError, AttributeError) as missing:
             raise self._error(EventDataError, f"malformed {kind}: {missing!r}", data=json.dumps(event)) from None
 
@@ -229,13 +232,7 @@ class MessageAccumulator:
         index, delta = event["index"], event["delta"]
         block = self._open_block(index, "content_block_delta")
         kind, block_type = delta["type"], block.get("type")
-        if kind in TEXT_DELTAS:
-            expected, field = TEXT_DELTAS[kind]
-            self._check_block(kind, block_type, expected, index)
-            piece = self._text_of(delta, field, index)
-            parts = self._text_parts.setdefault((index, field), [block.get(field) or ""])
-            parts.append(piece)
-        elif kind == "input_json_delta":
+        if kind == "input_json_delta":  # first: a long tool input is tens of thousands of these
             self._check_block(kind, block_type, TOOL_BLOCK_TYPES, index)
             fragment = self._text_of(delta, "partial_json", index)
             self._json_parts[index].append(fragment)
@@ -245,11 +242,17 @@ class MessageAccumulator:
                     self.input_changes = parser.feed(fragment)
                 except PartialJSONError:
                     pass
+        elif kind in TEXT_DELTAS:
+            expected, field = TEXT_DELTAS[kind]
+            self._check_block(kind, block_type, expected, index)
+            piece = self._text_of(delta, field, index)
+            parts = self._text_parts.setdefault((index, field), [block.get(field) or ""])
+            parts.append(piece)
         elif kind == "citations_delta":
-            self._check_block(kind, block_type, "text", index)
+            self._check_block(kind, block_type, TEXT_BLOCK, index)
             block["citations"] = (block.get("citations") or []) + [delta["citation"]]
         elif kind == "signature_delta":
-            self._check_block(kind, block_type, "thinking", index)
+            self._check_block(kind, block_type, THINKING_BLOCK, index)
             block["signature"] = delta["signature"]
         # Any other delta type is ignored: the API may add new ones.
 
@@ -304,12 +307,11 @@ class MessageAccumulator:
 
     def _text_of(self, delta: dict[str, Any], field: str, index: int) -> str:
         text = delta[field]
-        if not isinstance(text, str):
+        if type(text) is not str:
             raise self._error(EventDataError, f"a {delta['type']} whose {field!r} is not a string", data=json.dumps(delta), index=index)
         return text
 
-    def _check_block(self, kind: str, block_type: Any, expected: Any, index: int) -> None:
-        allowed = expected if isinstance(expected, frozenset) else {expected}
+    def _check_block(self, kind: str, block_type: Any, allowed: frozenset[str], index: int) -> None:
         if block_type not in allowed:
             raise self._error(EventOrderError, f"{kind} for block {index}, a {block_type} block", index=index)
 
@@ -332,6 +334,20 @@ def _json_loads(text: str) -> Any:
         return jiter.from_json(text.encode())
     except ValueError:  # also UnicodeEncodeError: a str with a lone surrogate
         return json.loads(text)
+
+
+# Event type -> the method that applies it. A dict rather than `getattr(self,
+# "_on_" + type)`: looked up once per event. Types not here are ignored.
+HANDLERS = {
+    "message_start": MessageAccumulator._on_message_start,
+    "content_block_start": MessageAccumulator._on_content_block_start,
+    "content_block_delta": MessageAccumulator._on_content_block_delta,
+    "content_block_stop": MessageAccumulator._on_content_block_stop,
+    "message_delta": MessageAccumulator._on_message_delta,
+    "message_stop": MessageAccumulator._on_message_stop,
+    "ping": MessageAccumulator._on_ping,
+    "error": MessageAccumulator._on_error,
+}
 
 
 def _is_index(value: Any) -> bool:

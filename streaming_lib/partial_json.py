@@ -172,7 +172,7 @@ class PartialJSONParser:
             raise
         finally:
             self.position += end
-        if self._reading == "string" and self._track:
+        if self._reading == "string" and self._track and self._fresh < len(self._pieces):
             self._report_new_text()
         return changes
 
@@ -243,10 +243,10 @@ class PartialJSONParser:
         self._value_done()
 
     def _report_new_text(self) -> None:
-        if self._fresh < len(self._pieces):
-            text = "".join(self._pieces[self._fresh:])
-            self._changes.append(AppendString(self._string_path, text))
-            self._fresh = len(self._pieces)
+        pieces = self._pieces
+        if self._fresh < len(pieces):
+            self._changes.append(AppendString(self._string_path, "".join(pieces[self._fresh:])))
+            self._fresh = len(pieces)
 
     # States: each reads from text[pos:] and returns the position after what it used.
 
