@@ -50,16 +50,14 @@ from .sse import iter_sse
 # Blocks whose `input` arrives as `input_json_delta` fragments.
 TOOL_BLOCK_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 
-TEXT_BLOCK, THINKING_BLOCK = frozenset({"text"}), frozenset({"thinking"})
-
-# delta type -> (the block types it belongs to, the block field it appends to)
+# delta type -> (the block type it belongs to, the block field it appends to)
 TEXT_DELTAS = {
-    "text_delta": (TEXT_BLOCK, "text"),
-    "thinking_delta": (THINKING_BLOCK, "thinking"),
+    "text_delta": ("text", "text"),
+    "thinking_delta": ("thinking", "thinking"),
 }
 
 # The string field that text-like deltas append to, per block type.
-TEXT_FIELDS = {"text": "text", "thinking": "thinking"}
+TEXT_FIELDS = {block: field for block, field in TEXT_DELTAS.values()}
 
 # `message_delta` fields that are always copied, even as null; any other field
 # (for example `container`) is copied only when it has a value, except those
@@ -233,8 +231,11 @@ class MessageAccumulator:
         block = self._open_block(index, "content_block_delta")
         kind, block_type = delta["type"], block.get("type")
         if kind == "input_json_delta":  # first: a long tool input is tens of thousands of these
-            self._check_block(kind, block_type, TOOL_BLOCK_TYPES, index)
-            fragment = self._text_of(delta, "partial_json", index)
+            if block_type not in TOOL_BLOCK_TYPES:
+                raise self._wrong_block(kind, block_type, index)
+            fragment = delta["partial_json"]
+            if type(fragment) is not str:
+                raise self._not_text(delta, "partial_json", index)
             self._json_parts[index].append(fragment)
             parser = self.input_parsers[index]
             if parser.error is None:  # invalid JSON is raised at the block's stop, not here
@@ -244,15 +245,20 @@ class MessageAccumulator:
                     pass
         elif kind in TEXT_DELTAS:
             expected, field = TEXT_DELTAS[kind]
-            self._check_block(kind, block_type, expected, index)
-            piece = self._text_of(delta, field, index)
+            if block_type != expected:
+                raise self._wrong_block(kind, block_type, index)
+            piece = delta[field]
+            if type(piece) is not str:
+                raise self._not_text(delta, field, index)
             parts = self._text_parts.setdefault((index, field), [block.get(field) or ""])
             parts.append(piece)
         elif kind == "citations_delta":
-            self._check_block(kind, block_type, TEXT_BLOCK, index)
+            if block_type != "text":
+                raise self._wrong_block(kind, block_type, index)
             block["citations"] = (block.get("citations") or []) + [delta["citation"]]
         elif kind == "signature_delta":
-            self._check_block(kind, block_type, THINKING_BLOCK, index)
+            if block_type != "thinking":
+                raise self._wrong_block(kind, block_type, index)
             block["signature"] = delta["signature"]
         # Any other delta type is ignored: the API may add new ones.
 
@@ -299,21 +305,17 @@ class MessageAccumulator:
 
     def _open_block(self, index: int, kind: str) -> dict[str, Any]:
         content = self._message["content"]  # type: ignore[index]
-        if not _is_index(index) or not 0 <= index < len(content):
+        if type(index) is not int or not 0 <= index < len(content):  # as _is_index, without the call
             raise self._error(EventOrderError, f"{kind} for block {index!r}, which never started", index=index)
         if index in self.stopped:
             raise self._error(EventOrderError, f"{kind} for block {index}, which already stopped", index=index)
         return content[index]
 
-    def _text_of(self, delta: dict[str, Any], field: str, index: int) -> str:
-        text = delta[field]
-        if type(text) is not str:
-            raise self._error(EventDataError, f"a {delta['type']} whose {field!r} is not a string", data=json.dumps(delta), index=index)
-        return text
+    def _wrong_block(self, kind: str, block_type: Any, index: int) -> StreamError:
+        return self._error(EventOrderError, f"{kind} for block {index}, a {block_type} block", index=index)
 
-    def _check_block(self, kind: str, block_type: Any, allowed: frozenset[str], index: int) -> None:
-        if block_type not in allowed:
-            raise self._error(EventOrderError, f"{kind} for block {index}, a {block_type} block", index=index)
+    def _not_text(self, delta: dict[str, Any], field: str, index: int) -> StreamError:
+        return self._error(EventDataError, f"a {delta['type']} whose {field!r} is not a string", data=json.dumps(delta), index=index)
 
     def _error(self, cls: type[StreamError], text: str, **details: Any) -> StreamError:
         where = f"event {self.event_number}: "
