@@ -10,7 +10,8 @@ Each notebook runs in a fresh `python3` kernel with notebooks/ as the working
 directory, top to bottom, as a learner would. Cells tagged `raises-exception`
 may raise; any other error stops the run and leaves the file untouched.
 Nothing that varies from run to run is written: no per-cell timings, no widget
-state (its model ids are random), execution counts 1..n.
+state or widget views (their model ids are random: a widget cell keeps its
+static HTML), execution counts 1..n.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ def select(prefixes: list[str]) -> list[Path]:
     return notebooks
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
 def execute(path: Path) -> float:
     """Run one notebook in place; return the seconds it took."""
     notebook = nbformat.read(path, as_version=4)
@@ -69,6 +73,11 @@ def execute(path: Path) -> float:
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.outputs = merge_streams(cell.outputs)
+            for output in cell.outputs:
+                # A widget's view points at a model that lives only in the running
+                # kernel (under a random id): opened later, JupyterLab would show
+                # "model not found". Without it the cell shows its static HTML.
+                output.get("data", {}).pop(WIDGET_VIEW, None)
     nbformat.write(notebook, path)
     return time.perf_counter() - start
 
