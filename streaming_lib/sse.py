@@ -136,12 +136,11 @@ def iter_sse(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[Serve
     event_type, data = "", decoder.data_lines  # the decoder's two busiest buffers, as local variables
     for batch in lines.feed_each(chunks):
         for line in batch:
-            if not line:
+            if not line:  # dispatch, then reset the buffers, as `SSEDecoder._dispatch` does
                 if data:
                     yield ServerSentEvent(event_type or "message", "\n".join(data), decoder.last_event_id, decoder.retry)
                     data = decoder.data_lines = []
-                    decoder.retry = None
-                event_type = ""
+                event_type, decoder.retry = "", None
             elif line[:6] == "data: ":
                 data.append(line[6:])
             elif line[:7] == "event: ":

@@ -5,7 +5,11 @@ from streaming_lib.fixtures import chunked, read_fixture
 
 
 def events(text: str) -> list[ServerSentEvent]:
-    return list(parse_sse(text.split("\n")))
+    """The events of `text` (its lines split at LF), from both parsers: `parse_sse`
+    feeds `SSEDecoder.feed_line`, `iter_sse` has a fast path of its own."""
+    staged = list(parse_sse(text.split("\n")))
+    assert list(iter_sse([text.encode() + b"\n"])) == staged
+    return staged
 
 
 def test_a_blank_line_dispatches_the_event():
@@ -69,6 +73,16 @@ def test_retry_is_taken_only_when_all_ascii_digits():
 def test_retry_belongs_to_the_event_it_was_sent_with():
     got = events("retry: 10\ndata: a\n\ndata: b\n\n")
     assert [e.retry for e in got] == [10, None]
+
+
+def test_a_retry_in_a_block_without_data_is_given_to_no_event():
+    # The block is not dispatched, but its blank line still empties the buffers;
+    # the reconnection time itself is kept.
+    assert [e.retry for e in events("retry: 1500\n\ndata: x\n\n")] == [None]
+    decoder = SSEDecoder()
+    for line in ["retry: 1500", "", "data: x"]:
+        decoder.feed_line(line)
+    assert decoder.feed_line("").retry is None and decoder.reconnection_time == 1500
 
 
 def test_unknown_fields_are_ignored():
