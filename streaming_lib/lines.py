@@ -74,6 +74,9 @@ class LineDecoder:
         # True while the next chunk needs more than the plain path of
         # `feed_each` (LF endings, replacement decoding): see `_update_careful`.
         self._careful = True
+        # A `feed_each` is under way: it holds part of the state in its local
+        # variables, so `feed` and `flush` must wait until it ends.
+        self._feeding_each = False
 
     @property
     def pending(self) -> bytes:
@@ -91,7 +94,14 @@ class LineDecoder:
         return self._ended_with_cr and not self._pending
 
     def feed(self, chunk: bytes) -> list[str]:
-        """Add one network chunk; return the lines it completes (list of str)."""
+        """Add one network chunk; return the lines it completes (list of str).
+
+        Raises RuntimeError while a `feed_each` over this decoder is under way."""
+        if self._feeding_each:
+            raise RuntimeError("feed() while a feed_each() over this decoder is under way: finish or close it first")
+        return self._feed(chunk)
+
+    def _feed(self, chunk: bytes) -> list[str]:
         start = self._fed - len(self._pending)  # where `pending` starts in the stream
         self._fed += len(chunk)
         if LF not in chunk and CR not in chunk:
@@ -140,14 +150,23 @@ class LineDecoder:
         here, with the state in local variables and no method call per chunk:
         about 0.5 µs a 64-byte chunk where `feed` takes 0.9 µs (measured; see
         benchmarks/README.md). Any other chunk goes to `feed`.
+
+        Until the generator ends (or is closed), `feed`, `flush` and another
+        `feed_each` on this decoder raise RuntimeError; `pending` and `offset`
+        are up to date whenever it yields.
         """
+        if self._feeding_each:
+            raise RuntimeError("feed_each() while another feed_each() over this decoder is under way")
+        self._feeding_each = True
         pending, fed, careful = self._pending, self._fed, self._careful
         try:
             for chunk in chunks:
                 if careful or CR in chunk:
                     self._pending, self._fed = pending, fed
-                    lines = self.feed(chunk)
-                    pending, fed, careful = self._pending, self._fed, self._careful
+                    try:
+                        lines = self._feed(chunk)
+                    finally:  # `_feed` may have replaced the buffer, or raised half-way
+                        pending, fed, careful = self._pending, self._fed, self._careful
                     if lines:
                         yield lines
                     continue
@@ -161,12 +180,17 @@ class LineDecoder:
                     del pending[:end]
                     lines = text.split("\n")
                     lines.pop()
+                    self._fed = fed  # (`pending` is the decoder's own buffer, changed in place)
                     yield lines
-        finally:  # also when the caller stops early: the decoder stays usable
-            self._pending, self._fed = pending, fed
+        finally:  # also when the caller stops early or an error is raised: the decoder stays usable
+            self._pending, self._fed, self._feeding_each = pending, fed, False
 
     def flush(self) -> list[str]:
-        """End of stream: return the unterminated last line, if any (list of 0 or 1 str)."""
+        """End of stream: return the unterminated last line, if any (list of 0 or 1 str).
+
+        Raises RuntimeError while a `feed_each` over this decoder is under way."""
+        if self._feeding_each:
+            raise RuntimeError("flush() while a feed_each() over this decoder is under way: finish or close it first")
         if self._failure:
             raise self._failure
         if not self._pending or (self._at_start and self._pending == BOM):

@@ -7,6 +7,7 @@ mark, broken UTF-8) and wherever the chunks end, the lines, the events and the
 errors must be the ones the stages give one call at a time.
 """
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -88,3 +89,33 @@ def test_feed_each_stopped_early_leaves_the_decoder_where_it_was():
     assert decoder.feed(b"data: z\n") == ["data: z"]
     assert list(decoder.feed_each([b"x\r", b"\ny\n"])) == [["x"], ["y"]]
     assert decoder.offset == 8 + 8 + 5
+
+
+def test_feed_and_flush_wait_until_feed_each_is_over():
+    decoder = LineDecoder()
+    batches = decoder.feed_each([b"a\n", b"b\n"])
+    assert next(batches) == ["a"]
+    assert (decoder.pending, decoder.offset) == (b"", 2)  # up to date while it waits
+    for call in (lambda: decoder.feed(b"x\n"), decoder.flush, lambda: next(decoder.feed_each([b"y\n"]))):
+        with pytest.raises(RuntimeError, match="feed_each"):
+            call()
+    assert list(batches) == [["b"]] and decoder.offset == 4
+    assert decoder.feed(b"x\n") == ["x"] and decoder.flush() == []
+
+    def source():  # a chunk source that feeds the decoder itself
+        yield b"c\n"
+        decoder.feed(b"z\n")
+
+    with pytest.raises(RuntimeError):
+        list(decoder.feed_each(source()))
+    assert decoder.feed(b"d\n") == ["d"]  # usable again once feed_each is over
+
+
+def test_an_error_inside_feed_each_leaves_the_decoder_as_feed_would():
+    for how in ("feed", "feed_each"):
+        decoder = LineDecoder(strict=True)
+        with pytest.raises(SSEDecodeError) as first:
+            decoder.feed(b"\xff\n") if how == "feed" else list(decoder.feed_each([b"\xff\n"]))
+        with pytest.raises(SSEDecodeError) as again:  # the bad line is still pending
+            decoder.feed(b"x\n")
+        assert (first.value.offset, again.value.offset, decoder.offset) == (0, 0, 4), how
