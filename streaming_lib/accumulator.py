@@ -384,21 +384,33 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict
 
 def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
     """The JSON object (dict) of one Messages API event, or None for what the API's
-    clients skip: unnamed events and events with empty data.
+    clients skip: unnamed events, and events with empty data.
 
-    The SSE event name `error` wins over the data: whatever its data, it becomes
-    an error event (its `error` object if it has one, else its raw text)."""
-    if sse.event == "message" or sse.data == "":
+    Two SSE event names win over the data, as in the SDK:
+    - `error`: whatever its data (even none), it becomes an error event: its
+      `error` object if it has one, else its raw text;
+    - `ping`: whatever its data, it is `{"type": "ping"}`, which changes nothing.
+      (The SDK drops pings; here they still count, so event numbers stay those
+      of the stream.)
+
+    Raises `EventDataError`, naming event `number`, when any other event's data
+    is not JSON (or is nested too deep for Python's parser)."""
+    if sse.event == "message":
         return None
-    try:
-        event = _json_loads(sse.data)
-    except ValueError as error:
-        event = error
+    if sse.event == "ping":
+        return {"type": "ping"}
     if sse.event == "error":
+        try:
+            event = _json_loads(sse.data)
+        except (ValueError, RecursionError):
+            event = None
         if isinstance(event, dict) and isinstance(event.get("error"), dict):
             return {**event, "type": "error"}
         return {"type": "error", "error": {"type": None, "message": sse.data}}
-    if isinstance(event, ValueError):
-        why = f"{event.msg} (character {event.pos})" if isinstance(event, json.JSONDecodeError) else event
-        raise EventDataError(f"event {number} ({sse.event}): data is not JSON: {why}", data=sse.data, event_number=number)
-    return event
+    if sse.data == "":
+        return None
+    try:
+        return _json_loads(sse.data)
+    except (ValueError, RecursionError) as error:
+        why = f"{error.msg} (character {error.pos})" if isinstance(error, json.JSONDecodeError) else error
+        raise EventDataError(f"event {number} ({sse.event}): data is not JSON: {why}", data=sse.data, event_number=number) from None

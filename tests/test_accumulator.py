@@ -281,7 +281,7 @@ def test_unknown_event_and_delta_types_are_ignored_and_unknown_blocks_kept():
 
 
 def test_data_that_is_not_json_names_the_event():
-    raw = sse_bytes(START) + b"event: ping\ndata: {oops\n\n"
+    raw = sse_bytes(START) + b"event: content_block_delta\ndata: {oops\n\n"
     with pytest.raises(EventDataError, match="event 2") as caught:
         accumulate(raw)
     assert caught.value.data == "{oops" and caught.value.partial["id"] == "msg_1"
@@ -435,3 +435,28 @@ def test_event_data_is_parsed_exactly_as_json_loads_would(text, where, insert):
 def test_event_data_edge_cases_are_parsed_as_json_loads_would():
     for text in _JSON_EDGES:
         assert _outcome(_json_loads, text) == _outcome(json.loads, text), text[:40]
+
+
+# What the SSE event name decides, as the SDK's stream does (anthropic/_streaming.py).
+TEXT_STREAM = [START, block_start(0, {"type": "text", "text": ""}), delta(0, type="text_delta", text="hi"), stop(0)]
+END = [message_delta(output_tokens=3), {"type": "message_stop"}]
+
+
+def test_an_error_event_with_empty_data_still_raises():
+    raw = sse_bytes(*TEXT_STREAM) + b"event: error\ndata:\n\n" + sse_bytes(*END)
+    with pytest.raises(APIStreamError, match="event 5: an error event with no details") as caught:
+        accumulate(raw)
+    assert caught.value.partial["content"] == [{"type": "text", "text": "hi"}] and len(caught.value.events) == 5
+
+
+@pytest.mark.parametrize("data", ["keepalive", '{"type": "message_stop"}', ""])
+def test_a_ping_changes_nothing_whatever_its_data(data):
+    raw = sse_bytes(*TEXT_STREAM) + f"event: ping\ndata: {data}\n\n".encode() + sse_bytes(*END)
+    assert accumulate(raw) == accumulate(sse_bytes(*TEXT_STREAM, *END))
+
+
+def test_event_data_nested_too_deep_for_python_is_a_data_error_not_a_crash():
+    raw = sse_bytes(*TEXT_STREAM) + b"event: content_block_delta\ndata: " + b"[" * 5000 + b"]" * 5000 + b"\n\n"
+    with pytest.raises(EventDataError, match="event 5 .*recursion") as caught:
+        accumulate(raw)
+    assert caught.value.partial["content"] == [{"type": "text", "text": "hi"}] and len(caught.value.events) == 4
