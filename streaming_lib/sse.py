@@ -31,8 +31,9 @@ from typing import Any
 
 from .lines import LineDecoder
 
-# A `retry` longer than this (milliseconds: about 3 million years) is ignored
-# rather than handed to int(), which refuses strings of over 4300 digits.
+# A `retry` of more digits than this, leading zeros aside (milliseconds: about
+# 3 million years), is ignored rather than handed to int(), which refuses
+# strings of over 4300 digits.
 MAX_RETRY_DIGITS = 18
 
 
@@ -95,8 +96,9 @@ class SSEDecoder:
             if "\0" not in value:
                 self.last_event_id = value
         elif name == "retry":
-            if value.isascii() and value.isdigit() and len(value) <= MAX_RETRY_DIGITS:
-                self.retry = self.reconnection_time = int(value)
+            digits = value.lstrip("0") or "0"  # "0001500" is 1500
+            if value.isascii() and value.isdigit() and len(digits) <= MAX_RETRY_DIGITS:
+                self.retry = self.reconnection_time = int(digits)
         # Anything else is ignored, as the spec says; that includes comments
         # (lines starting with ":", so their field name is ""), which servers
         # send as keep-alives.

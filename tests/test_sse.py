@@ -147,3 +147,8 @@ def test_the_fixture_split_in_two_at_every_offset_gives_the_same_events():
 def test_an_absurdly_long_retry_is_ignored_not_a_crash():
     got = events("retry: " + "9" * 5000 + "\ndata: x\n\n")
     assert got == [ServerSentEvent("message", "x")]
+
+
+def test_leading_zeros_do_not_make_a_retry_too_long():
+    assert events("retry: " + "0" * 5000 + "1500\ndata: x\n\n")[0].retry == 1500
+    assert events("retry: 000\ndata: x\n\n")[0].retry == 0
