@@ -312,6 +312,14 @@ def test_the_widget_offers_its_static_page_to_renderers_without_widgets():
     assert "text/html" not in StreamStepper(static_fallback=False)._repr_mimebundle_()
 
 
+def test_where_scripts_cannot_run_the_static_page_shows_a_note_not_dead_controls():
+    # A notebook opened from disk (untrusted) drops <script> and <style> from its
+    # saved HTML, but keeps inline styles: the controls stay hidden, the note shows.
+    html = StreamStepper()._repr_mimebundle_()["text/html"]
+    note, live = html.index('<p class="ss-noscript">'), html.index('<div class="ss-live" style="display: none">')
+    assert note < live < html.index('class="ss-slider"') and "Shift+Enter" in html[note:live]
+
+
 def test_static_returns_an_html_display_object():
     shown = StreamStepper.static("fixture", chunk_sizes=(7, 64))
     assert shown.data == static_html("fixture", (7, 64)).data

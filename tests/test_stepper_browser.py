@@ -220,6 +220,8 @@ def test_the_static_page_follows_its_range_slider_and_draws_what_the_widget_draw
     slider, status = page.locator(".ss-slider"), page.locator(".ss-status")
     steps = len(stepper.frames) - 1
     expect(status).to_contain_text(f"step 0 / {steps}")
+    expect(page.locator(".ss-noscript")).to_have_count(0)  # the script ran: its note is gone...
+    expect(slider).to_be_visible()  # ...and the stepper shows
     slider.focus()
     slider.press("ArrowRight")
     expect(status).to_contain_text(f"step 1 / {steps}")

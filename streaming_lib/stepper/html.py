@@ -420,8 +420,14 @@ def static_fragment(raw: bytes, plans: dict[ChunkSize, list[Frame]], *, title: s
         '<button class="ss-next" type="button" title="next step">▶</button>'
         f"{select}</div>"
     )
+    # Where scripts do not run (a notebook opened from disk before its cells run,
+    # GitHub's preview), the note shows and the inert controls stay hidden; the
+    # script removes the note and shows the stepper.
+    note = ('<p class="ss-noscript">Run this cell (Shift+Enter) to use the stepper: a notebook '
+            "opened from disk does not run the scripts of its saved outputs.</p>")
     return (
-        f'<div class="ss-root ss-static" id="{element_id}">{heading}{controls}{layout({})}'
+        f'<div class="ss-root ss-static" id="{element_id}">{heading}{note}'
+        f'<div class="ss-live" style="display: none">{controls}{layout({})}</div>'
         f'<script type="application/json" class="ss-data">{payload}</script>'
         f"<script>{SCRIPT % {'id': element_id, 'interval': interval}}</script></div>"
     )

@@ -3,6 +3,8 @@
 (function () {
   var script = document.currentScript;
   var root = (script && script.closest(".ss-static")) || document.getElementById("%(id)s");
+  root.querySelector(".ss-noscript").remove();  // shown only where this script cannot run
+  root.querySelector(".ss-live").style.display = "";
   var data = JSON.parse(root.querySelector("script.ss-data").textContent);
   var slider = root.querySelector(".ss-slider"), select = root.querySelector(".ss-plan");
   var play = root.querySelector(".ss-play"), timer = null, received = 0;
