@@ -152,5 +152,6 @@ def iter_sse(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[Serve
                 decoder.feed_line(line)  # never dispatches: the line is not blank
                 event_type, data = decoder.event_type, decoder.data_lines
     # The last line had no terminator, so it cannot be the blank line that
-    # dispatches: it only completes a field of an event never sent.
+    # dispatches: it only completes a field of an event never sent. Flushing
+    # still reads its bytes, so strict mode raises if they are not UTF-8.
     lines.flush()
