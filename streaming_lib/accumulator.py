@@ -44,7 +44,7 @@ from .errors import (
     StreamError,
     ToolInputJSONError,
 )
-from .partial_json import Change, PartialJSONError, PartialJSONParser
+from .partial_json import JITER_MAX_DEPTH, Change, PartialJSONError, PartialJSONParser
 from .sse import iter_sse
 
 # Blocks whose `input` arrives as `input_json_delta` fragments.
@@ -324,18 +324,39 @@ class MessageAccumulator:
 
 
 def _json_loads(text: str) -> Any:
-    """`json.loads(text)`: the same value, or the same error, faster.
+    """`json.loads(text)`: the same value, or the same error, faster; except that
+    data nested inside more than 200 lists or objects raises ValueError.
 
-    jiter (the SDK's own JSON parser, in Rust) reads event data about 3x faster
-    than `json.loads`, and that was a third of benchmark 1 (benchmarks/). For the
-    text it accepts, its values are `json.loads`'s (tests/test_accumulator.py
-    checks it on random documents); everything it refuses goes to `json.loads`,
-    which raises its usual error, or takes the few texts jiter refuses and it
-    does not (a lone surrogate escape such as "\\ud800")."""
+    jiter (the SDK's own JSON parser, in Rust) reads event data about 3 times
+    faster than `json.loads` (benchmarks/README.md), and that was a third of
+    benchmark 1. For the text it accepts, its values are `json.loads`'s
+    (tests/test_accumulator.py checks it on random documents); everything it
+    refuses goes to `json.loads`, which raises its usual error, or takes the
+    few texts jiter refuses and it does not (a lone surrogate escape such as
+    "\\ud800"). The depth limit is jiter's: the accumulator deep-copies what it
+    keeps, and data nested hundreds deep would overflow Python's stack there."""
     try:
         return jiter.from_json(text.encode())
-    except ValueError:  # also UnicodeEncodeError: a str with a lone surrogate
-        return json.loads(text)
+    except ValueError as error:  # also UnicodeEncodeError: a str with a lone surrogate
+        if str(error).startswith("recursion limit exceeded"):
+            raise ValueError(f"nested inside more than {JITER_MAX_DEPTH} lists or objects") from None
+    try:
+        value = json.loads(text)
+        too_deep = _nesting(value) > JITER_MAX_DEPTH
+    except RecursionError:  # nested far deeper still
+        too_deep = True
+    if too_deep:
+        raise ValueError(f"nested inside more than {JITER_MAX_DEPTH} lists or objects")
+    return value
+
+
+def _nesting(value: Any) -> int:
+    """How many lists or objects enclose the deepest one in `value` (0 for `[]`; -1 for a scalar)."""
+    depth, level = -1, [value]
+    while level := [item for item in level if isinstance(item, (list, dict))]:
+        depth += 1
+        level = [child for item in level for child in (item.values() if isinstance(item, dict) else item)]
+    return depth
 
 
 # Event type -> the method that applies it. A dict rather than `getattr(self,
@@ -387,14 +408,16 @@ def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
     clients skip: unnamed events, and events with empty data.
 
     Two SSE event names win over the data, as in the SDK:
-    - `error`: whatever its data (even none), it becomes an error event: its
-      `error` object if it has one, else its raw text;
+    - `error`: whatever its data (even empty), it becomes an error event: its
+      `error` object if it has one, else its raw text. (A block with no `data:`
+      line at all is no event, by the SSE rules: it never gets here, where
+      the SDK, which dispatches it anyway, raises.)
     - `ping`: whatever its data, it is `{"type": "ping"}`, which changes nothing.
-      (The SDK drops pings; here they still count, so event numbers stay those
-      of the stream.)
+      (The SDK drops pings; here they are still fed to the accumulator, so they
+      count in the event numbers that errors give.)
 
     Raises `EventDataError`, naming event `number`, when any other event's data
-    is not JSON (or is nested too deep for Python's parser)."""
+    is not JSON, or is nested inside more than 200 lists or objects."""
     if sse.event == "message":
         return None
     if sse.event == "ping":
@@ -412,5 +435,8 @@ def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
     try:
         return _json_loads(sse.data)
     except (ValueError, RecursionError) as error:
-        why = f"{error.msg} (character {error.pos})" if isinstance(error, json.JSONDecodeError) else error
-        raise EventDataError(f"event {number} ({sse.event}): data is not JSON: {why}", data=sse.data, event_number=number) from None
+        if isinstance(error, json.JSONDecodeError):
+            why = f"data is not JSON: {error.msg} (character {error.pos})"
+        else:  # too deep, or an integer of over 4300 digits
+            why = f"data cannot be used: {error}"
+        raise EventDataError(f"event {number} ({sse.event}): {why}", data=sse.data, event_number=number) from None

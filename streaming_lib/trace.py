@@ -109,6 +109,8 @@ def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], Non
                 out("".join(cell(text, w) for text, w in zip(row, COLUMNS)) + describe_state(acc, event))
         acc.final_message()
     except StreamError as error:
+        if error.partial is None and acc.message is not None:  # bad data, caught before the accumulator saw it
+            error.partial = acc.snapshot()
         out("")
         out(f"{type(error).__name__}: {error}")
         out("partial message: " + json.dumps(error.partial, ensure_ascii=False, indent=2))

@@ -405,7 +405,8 @@ def test_accumulate_refuses_text_with_a_clear_message():
 
 
 # Event data is parsed by jiter when it can, json.loads otherwise: the value
-# (or the failure) must be json.loads's for any text at all.
+# (or the failure) must be json.loads's for any text nested less deep than
+# jiter's limit (the tests below check that limit).
 _json_texts = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
@@ -455,8 +456,20 @@ def test_a_ping_changes_nothing_whatever_its_data(data):
     assert accumulate(raw) == accumulate(sse_bytes(*TEXT_STREAM, *END))
 
 
-def test_event_data_nested_too_deep_for_python_is_a_data_error_not_a_crash():
-    raw = sse_bytes(*TEXT_STREAM) + b"event: content_block_delta\ndata: " + b"[" * 5000 + b"]" * 5000 + b"\n\n"
-    with pytest.raises(EventDataError, match="event 5 .*recursion") as caught:
+@pytest.mark.parametrize("depth", [200, 500, 5000])
+@pytest.mark.parametrize("head", ["", '"\\ud800", '])  # a lone surrogate: jiter refuses it before the depth
+def test_event_data_nested_too_deep_is_a_data_error_not_a_crash(depth, head):
+    # Inside the event and its delta, 200 lists make 202 levels, over jiter's limit. 500 deep
+    # is valid JSON for json.loads, but copying it would overflow Python's stack.
+    container = {"type": "message_delta", "delta": {"container": "X"}, "usage": {}}
+    data = json.dumps(container).replace('"X"', "[" + head + "[" * (depth - 1) + "]" * depth)
+    raw = sse_bytes(*TEXT_STREAM) + f"event: message_delta\ndata: {data}\n\n".encode() + sse_bytes(*END)
+    with pytest.raises(EventDataError, match="event 5 .*nested inside more than 200 lists or objects") as caught:
         accumulate(raw)
     assert caught.value.partial["content"] == [{"type": "text", "text": "hi"}] and len(caught.value.events) == 4
+
+
+def test_event_data_nested_as_deep_as_jiter_allows_is_kept():
+    deep = json.loads("[" * 199 + "]" * 199)  # inside the event and its delta: 201 levels, jiter's limit
+    raw = sse_bytes(*TEXT_STREAM, {"type": "message_delta", "delta": {"container": deep}, "usage": {}}, *END)
+    assert accumulate(raw)["container"] == deep
