@@ -320,6 +320,11 @@ def test_where_scripts_cannot_run_the_static_page_shows_a_note_not_dead_controls
     assert note < live < html.index('class="ss-slider"') and "Shift+Enter" in html[note:live]
 
 
+def test_the_standalone_page_says_it_needs_javascript_not_to_run_a_cell():
+    page = StreamStepper().to_html()
+    assert "This page needs JavaScript" in page and "Shift+Enter" not in page
+
+
 def test_static_returns_an_html_display_object():
     shown = StreamStepper.static("fixture", chunk_sizes=(7, 64))
     assert shown.data == static_html("fixture", (7, 64)).data

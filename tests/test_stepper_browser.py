@@ -253,3 +253,40 @@ def test_the_static_page_follows_its_range_slider_and_draws_what_the_widget_draw
     page.locator(".ss-plan").select_option(label="1 byte")
     expect(status).to_contain_text(f"step {received} / {len(raw) + 1}")
     assert errors == []
+
+
+def test_the_static_page_keeps_the_end_of_the_stream_when_the_chunk_size_changes(browser, tmp_path):
+    path = tmp_path / "stepper.html"
+    StreamStepper(chunk_size=7).to_html(path, chunk_sizes=(7, 64))
+    page = browser.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(path.as_uri())
+    page.locator(".ss-slider").press("End")
+    page.locator(".ss-plan").select_option(label="64 bytes")
+    steps = len(StreamStepper(chunk_size=64).frames) - 1
+    expect(page.locator(".ss-status")).to_contain_text(f"step {steps} / {steps}")
+
+
+def test_two_copies_of_a_static_stepper_both_start_when_their_scripts_run_by_eval(browser):
+    # Classic Notebook inserts output HTML and then evals its scripts: no currentScript,
+    # and two identical steppers share an element id.
+    fragment = StreamStepper(chunk_size=7)._repr_mimebundle_()["text/html"]
+    page = browser.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.set_content("<div id='cells'></div>")
+    page.evaluate(
+        """(html) => {
+            for (let i = 0; i < 2; i++) {
+                const cell = document.createElement("div");
+                cell.innerHTML = html;  // scripts inserted this way do not run...
+                document.getElementById("cells").appendChild(cell);
+                cell.querySelectorAll("script:not([type])").forEach((s) => window.eval(s.textContent));  // ...until evaluated
+            }
+        }""",
+        fragment,
+    )
+    expect(page.locator(".ss-noscript")).to_have_count(0)
+    expect(page.locator(".ss-status").nth(1)).to_contain_text("step 0 / ")
+    assert errors == []

@@ -401,9 +401,16 @@ def _script_json(value: Any) -> str:
     return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
 
 
-def static_fragment(raw: bytes, plans: dict[ChunkSize, list[Frame]], *, title: str = "", interval: int = 400) -> str:
+NOTEBOOK_NOTE = ("Run this cell (Shift+Enter) to use the stepper: a notebook opened from disk "
+                 "does not run the scripts of its saved outputs.")
+PAGE_NOTE = "This page needs JavaScript to step through the stream."
+
+
+def static_fragment(raw: bytes, plans: dict[ChunkSize, list[Frame]], *, title: str = "", interval: int = 400,
+                    note: str = NOTEBOOK_NOTE) -> str:
     """The stepper as one HTML fragment (a div with its style, data and script): for
-    `IPython.display.HTML`, or inside a page. The first plan is shown first."""
+    `IPython.display.HTML`, or inside a page. The first plan is shown first. `note`
+    is what shows instead where the script cannot run."""
     payload = _script_json(page_data(raw, plans))
     element_id = "ss-" + hashlib.sha1(payload.encode()).hexdigest()[:12]  # deterministic: same input, same page
     steps = len(next(iter(plans.values()))) - 1
@@ -423,10 +430,8 @@ def static_fragment(raw: bytes, plans: dict[ChunkSize, list[Frame]], *, title: s
     # Where scripts do not run (a notebook opened from disk before its cells run,
     # GitHub's preview), the note shows and the inert controls stay hidden; the
     # script removes the note and shows the stepper.
-    note = ('<p class="ss-noscript">Run this cell (Shift+Enter) to use the stepper: a notebook '
-            "opened from disk does not run the scripts of its saved outputs.</p>")
     return (
-        f'<div class="ss-root ss-static" id="{element_id}">{heading}{note}'
+        f'<div class="ss-root ss-static" id="{element_id}">{heading}<p class="ss-noscript">{escape(note)}</p>'
         f'<div class="ss-live" style="display: none">{controls}{layout({})}</div>'
         f'<script type="application/json" class="ss-data">{payload}</script>'
         f"<script>{SCRIPT % {'id': element_id, 'interval': interval}}</script></div>"
@@ -440,5 +445,5 @@ def static_page(raw: bytes, plans: dict[ChunkSize, list[Frame]], *, title: str =
         f"<title>{escape(title)}</title>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<style>body { margin: 16px; background: #ffffff; }</style>"
-        f"</head><body>{static_fragment(raw, plans, title=title)}</body></html>\n"
+        f"</head><body>{static_fragment(raw, plans, title=title, note=PAGE_NOTE)}</body></html>\n"
     )

@@ -1,8 +1,13 @@
 // The static stepper page's script (html.py): it draws frame k of the chosen plan,
 // nothing else. Python fills in the element id and the play interval for each page.
 (function () {
-  var script = document.currentScript;
-  var root = (script && script.closest(".ss-static")) || document.getElementById("%(id)s");
+  var script = document.currentScript, root = script && script.closest(".ss-static");
+  if (!root) {  // run by eval (classic Notebook): the first copy of this page not started yet
+    root = Array.from(document.querySelectorAll('[id="%(id)s"]')).find(function (copy) {
+      return copy.querySelector(".ss-noscript");
+    });
+    if (!root) { return; }
+  }
   root.querySelector(".ss-noscript").remove();  // shown only where this script cannot run
   root.querySelector(".ss-live").style.display = "";
   var data = JSON.parse(root.querySelector("script.ss-data").textContent);
@@ -52,9 +57,10 @@
   });
   if (select) {
     select.addEventListener("change", function () {
-      // Keep the same place in the stream: the first step that has received as many bytes.
-      var frames = plan().frames, k = 0;
-      while (k < frames.length - 1 && frames[k][3] < received) { k++; }
+      // Keep the same place in the stream: the first step that has received as many
+      // bytes, or the end of the stream if it was shown (as the widget does).
+      var atEnd = Number(slider.value) >= Number(slider.max), frames = plan().frames, k = 0;
+      while (k < frames.length - 1 && (atEnd || frames[k][3] < received)) { k++; }
       slider.max = frames.length - 1; slider.value = k; draw();
     });
   }
