@@ -115,7 +115,7 @@ def write(results: dict[str, Any], directory: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description="streaming_lib against the SDK, side by side.")
-    parser.add_argument("--quick", action="store_true", help="small sizes and few runs (under a minute); prints only unless --out")
+    parser.add_argument("--quick", action="store_true", help="small sizes and few runs (about 20 s); prints only unless --out")
     parser.add_argument("--only", action="append", choices=NAMES, help="run only this benchmark (repeatable); prints only unless --out")
     parser.add_argument("--out", type=Path, help="write results.json and plots here (default for a full run: benchmarks/results)")
     parser.add_argument("--sdk-budget", type=float, help="seconds; extrapolate an SDK run predicted to take longer")

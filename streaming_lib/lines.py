@@ -53,7 +53,7 @@ class LineDecoder:
     """
 
     def __init__(self, *, strict: bool = False) -> None:
-        self.strict = strict
+        self._strict = strict
         # The bytes of a line whose end has not arrived yet. A bytearray, so a
         # long line arriving in many small chunks grows in place instead of being
         # re-copied on every chunk (which would be quadratic).
@@ -77,6 +77,11 @@ class LineDecoder:
         # A `feed_each` is under way: it holds part of the state in its local
         # variables, so `feed` and `flush` must wait until it ends.
         self._feeding_each = False
+
+    @property
+    def strict(self) -> bool:
+        """True: invalid UTF-8 raises `SSEDecodeError`; False: it becomes U+FFFD. Fixed at construction."""
+        return self._strict
 
     @property
     def pending(self) -> bytes:
@@ -149,7 +154,7 @@ class LineDecoder:
         strict decoding, the byte order mark already behind. Those are split
         here, with the state in local variables and no method call per chunk:
         about 0.5 µs a 64-byte chunk where `feed` takes 0.9 µs (measured; see
-        benchmarks/README.md). Any other chunk goes to `feed`.
+        benchmarks/README.md). Any other chunk is handled exactly as `feed` handles it.
 
         Until the generator ends (or is closed), `feed`, `flush` and another
         `feed_each` on this decoder raise RuntimeError; `pending` and `offset`

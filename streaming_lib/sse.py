@@ -7,8 +7,8 @@ Follows WHATWG HTML, "9.2.6 Interpreting an event stream", rule by rule:
   if there is none) and the value what comes after, minus one leading space;
 - `event` sets the event type buffer, `data` appends a line to the data buffer,
   `id` sets the last event ID (unless the value contains NUL), `retry` sets the
-  reconnection time (only if the value is all ASCII digits); any other field is
-  ignored;
+  reconnection time (only if the value is all ASCII digits; here at most 18 of
+  them, leading zeros aside); any other field is ignored;
 - an event is dispatched only if its data buffer is not empty; a final event
   without its blank line is never dispatched.
 
@@ -32,7 +32,7 @@ from typing import Any
 from .lines import LineDecoder
 
 # A `retry` of more digits than this, leading zeros aside (milliseconds: about
-# 3 million years), is ignored rather than handed to int(), which refuses
+# 32 million years), is ignored rather than handed to int(), which refuses
 # strings of over 4300 digits.
 MAX_RETRY_DIGITS = 18
 
