@@ -276,10 +276,10 @@ class MessageAccumulator:
     def _parse_tool_input(self, raw: str, index: int) -> Any:
         """The one strict parse of a tool's input, at its stop: a JSON object, or ToolInputJSONError."""
         try:
-            value = json.loads(raw)
+            value = load_json(raw)
         except (ValueError, RecursionError) as error:  # also: over 4300 digits, nested too deep
-            why = f"{error.msg} (character {error.pos})" if isinstance(error, json.JSONDecodeError) else error
-            raise self._error(ToolInputJSONError, f"tool input of block {index} is not valid JSON: {why}", raw=raw, index=index) from None
+            why = f"is not valid JSON: {error.msg} (character {error.pos})" if isinstance(error, json.JSONDecodeError) else f"cannot be used: {error}"
+            raise self._error(ToolInputJSONError, f"tool input of block {index} {why}", raw=raw, index=index) from None
         if not isinstance(value, dict):  # the API's `input` is always an object
             raise self._error(ToolInputJSONError, f"tool input of block {index} is a JSON {type(value).__name__}, not an object", raw=raw, index=index)
         return value
@@ -323,9 +323,10 @@ class MessageAccumulator:
         return cls(where + text, partial=partial, event_number=self.event_number, **details)
 
 
-def _json_loads(text: str) -> Any:
+def load_json(text: str) -> Any:
     """`json.loads(text)`: the same value, or the same error, faster; except that
-    data nested inside more than 200 lists or objects raises ValueError.
+    a value nested inside more than 200 lists or objects raises ValueError.
+    Used for event data and for a tool's input at its stop.
 
     jiter (the SDK's own JSON parser, in Rust) reads event data about 3 times
     faster than `json.loads` (benchmarks/README.md), and that was a third of
@@ -351,11 +352,12 @@ def _json_loads(text: str) -> Any:
 
 
 def _nesting(value: Any) -> int:
-    """How many lists or objects enclose the deepest one in `value` (0 for `[]`; -1 for a scalar)."""
-    depth, level = -1, [value]
-    while level := [item for item in level if isinstance(item, (list, dict))]:
-        depth += 1
-        level = [child for item in level for child in (item.values() if isinstance(item, dict) else item)]
+    """How many lists or objects enclose the most deeply nested value in `value`
+    (0 for a scalar or `[]`, 1 for `[1]` or `[[]]`), counted as jiter counts."""
+    depth, level = 0, [value]
+    while children := [child for item in level if isinstance(item, (list, dict))
+                       for child in (item.values() if isinstance(item, dict) else item)]:
+        depth, level = depth + 1, children
     return depth
 
 
@@ -424,7 +426,7 @@ def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
         return {"type": "ping"}
     if sse.event == "error":
         try:
-            event = _json_loads(sse.data)
+            event = load_json(sse.data)
         except (ValueError, RecursionError):
             event = None
         if isinstance(event, dict) and isinstance(event.get("error"), dict):
@@ -433,7 +435,7 @@ def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
     if sse.data == "":
         return None
     try:
-        return _json_loads(sse.data)
+        return load_json(sse.data)
     except (ValueError, RecursionError) as error:
         if isinstance(error, json.JSONDecodeError):
             why = f"data is not JSON: {error.msg} (character {error.pos})"

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .accumulator import MessageAccumulator, decode_event
+from .accumulator import MessageAccumulator, decode_event, load_json
 from .errors import StreamError
 from .fixtures import chunked
 from .lines import LineDecoder
@@ -76,9 +76,9 @@ def describe_state(acc: MessageAccumulator, event: dict[str, Any]) -> str:
         if kind == "content_block_stop":
             return "input: " + show(block.get("input"))
         try:
-            json.loads(acc.json_buffers[index])
+            load_json(acc.json_buffers[index])  # as the accumulator will at the block's stop
             return "✔ parses"
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             return "✘ not JSON yet"
     if block.get("type") == "text":
         return "text: " + show(block.get("text", ""))

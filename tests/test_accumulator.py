@@ -16,7 +16,7 @@ from streaming_lib import (
     accumulate,
     iter_sse,
 )
-from streaming_lib.accumulator import _json_loads
+from streaming_lib.accumulator import load_json
 from streaming_lib.fixtures import chunked, read_fixture
 
 CALC_INPUT = {"path": "calc.py", "content": "def add(a, b):\n    return a + b\n"}
@@ -430,12 +430,12 @@ def _outcome(parse, text):
 @given(_json_texts, st.integers(0, 10**6), st.sampled_from(["", "x", '"', "\\", ",", "]", "\ud800", "é"]))
 def test_event_data_is_parsed_exactly_as_json_loads_would(text, where, insert):
     for candidate in (text, text[: where % (len(text) + 1)], text[: where % (len(text) + 1)] + insert + text[where % (len(text) + 1):]):
-        assert _outcome(_json_loads, candidate) == _outcome(json.loads, candidate), candidate
+        assert _outcome(load_json, candidate) == _outcome(json.loads, candidate), candidate
 
 
 def test_event_data_edge_cases_are_parsed_as_json_loads_would():
     for text in _JSON_EDGES:
-        assert _outcome(_json_loads, text) == _outcome(json.loads, text), text[:40]
+        assert _outcome(load_json, text) == _outcome(json.loads, text), text[:40]
 
 
 # What the SSE event name decides, as the SDK's stream does (anthropic/_streaming.py).
@@ -473,3 +473,22 @@ def test_event_data_nested_as_deep_as_jiter_allows_is_kept():
     deep = json.loads("[" * 199 + "]" * 199)  # inside the event and its delta: 201 levels, jiter's limit
     raw = sse_bytes(*TEXT_STREAM, {"type": "message_delta", "delta": {"container": deep}, "usage": {}}, *END)
     assert accumulate(raw)["container"] == deep
+
+
+@pytest.mark.parametrize("depth", [201, 600, 5000])
+def test_a_tool_input_nested_too_deep_is_refused_at_its_stop_not_a_crash_later(depth):
+    tool = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+    fragment = '{"x": ' + "[" * depth + "]" * depth + "}"  # 201 lists inside the object: over jiter's limit
+    raw = sse_bytes(START, block_start(0, tool), delta(0, type="input_json_delta", partial_json=fragment), stop(0), *END)
+    with pytest.raises(ToolInputJSONError, match="nested inside more than 200") as caught:
+        accumulate(raw)
+    assert caught.value.partial["content"] == [tool] and (caught.value.event_number, caught.value.index) == (4, 0)
+
+
+def test_the_depth_limit_counts_as_jiter_counts_on_both_paths():
+    # A scalar inside 201 lists is too deep, whether jiter sees it or json.loads does
+    # (a lone surrogate escape makes jiter refuse the text first).
+    for head in ("1", '"\\ud800"'):
+        with pytest.raises(ValueError, match="nested inside more than 200"):
+            load_json(f"[{head}," + "[" * 200 + "1" + "]" * 201)
+        assert load_json(f"[{head}," + "[" * 199 + "1" + "]" * 200)[0] in (1, "\ud800")

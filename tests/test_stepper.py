@@ -287,7 +287,7 @@ def test_the_static_page_embeds_every_frame_and_loads_nothing_from_outside(tmp_p
 def test_the_static_page_can_offer_several_chunk_sizes():
     page = StreamStepper().to_html(chunk_sizes=(7, 1, EVENT_BY_EVENT))
     assert [plan["label"] for plan in embedded_data(page)["plans"]] == ["7 bytes", "1 byte", "event by event"]
-    assert '<select class="ss-plan">' in page
+    assert '<select class="ss-plan" autocomplete="off">' in page  # Back must not restore it behind the script
 
 
 def test_the_embedded_json_cannot_end_its_script_early():
@@ -329,3 +329,20 @@ def test_static_returns_an_html_display_object():
     shown = StreamStepper.static("fixture", chunk_sizes=(7, 64))
     assert shown.data == static_html("fixture", (7, 64)).data
     assert shown.data.count("<option") == 2
+
+
+def test_odd_but_accepted_streams_are_drawn_not_a_crash():
+    from streaming_lib.stepper.html import stop_html
+
+    start = {"type": "message_start", "message": {"id": "m", "content": [], "usage": {}}}
+    tool = {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}}}
+    deep = {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"x": ' + "[" * 3000}}
+    odd_stop = {"type": "message_delta", "delta": {"stop_reason": 5}, "usage": {}}
+
+    def sse(*events):
+        return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+    stepper = StreamStepper(sse(start, odd_stop, {"type": "message_stop"}))
+    assert "<b>5</b>" in stop_html(stepper.frames[-1]) and stepper.to_html()
+    stepper = StreamStepper(sse(start, tool, deep))  # json.loads would recurse too deep on this buffer
+    assert stepper.frames[-1].tools[0]["parses"] is False and stepper.to_html()

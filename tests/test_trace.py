@@ -1,7 +1,10 @@
 """The trace command: one row per event, the SDK's verdict, errors without tracebacks."""
 
+import json
 import subprocess
 import sys
+
+import pytest
 
 from streaming_lib.fixtures import MAIN_FIXTURE
 from streaming_lib.trace import run
@@ -52,6 +55,31 @@ def test_a_failing_stream_prints_the_error_and_partial_message_not_a_traceback(t
     assert status == 1
     assert any(line.startswith("IncompleteStreamError: the stream ended after event 16") for line in out)
     assert any(line.startswith("partial message: {") for line in out)
+
+
+HEAD = (b'event: message_start\ndata: {"type":"message_start","message":{"id":"m","content":[],"usage":{}}}\n\n'
+        b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+        b'"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}\n\n')
+
+
+def fragment_event(text):
+    data = {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": text}}
+    return f"event: content_block_delta\ndata: {json.dumps(data)}\n\n".encode()
+
+
+@pytest.mark.parametrize("fragment", ['{"x": ' + "[" * 3000, '{"x": ' + "9" * 4301 + "}"])
+def test_a_tool_buffer_json_cannot_use_is_shown_as_not_parsing_not_a_traceback(tmp_path, fragment):
+    path = tmp_path / "odd.sse"
+    path.write_bytes(HEAD + fragment_event(fragment))
+    status, out = trace_lines(path)
+    assert status == 1 and any("✘ not JSON yet" in line for line in out)
+
+
+def test_bad_data_after_message_start_still_shows_the_partial_message(tmp_path):
+    path = tmp_path / "bad.sse"
+    path.write_bytes(HEAD + b"event: content_block_delta\ndata: {oops\n\n")
+    status, out = trace_lines(path)
+    assert status == 1 and any(line.startswith("partial message: {") for line in out)
 
 
 def test_the_command_line_runs_as_a_module():

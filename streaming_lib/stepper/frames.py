@@ -29,14 +29,13 @@ Deliberately not handled here: HTML (`html.py`) and widgets (`widget.py`).
 from __future__ import annotations
 
 import copy
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..accumulator import MessageAccumulator, decode_event
+from ..accumulator import MessageAccumulator, decode_event, load_json
 from ..errors import StreamError
 from ..lines import LineDecoder
 from ..partial_json import PartialJSONError
@@ -80,8 +79,9 @@ class Frame:
     content: list[dict[str, Any]] | None  # message["content"] (None before message_start)
     stopped: tuple[int, ...]  # indices of the blocks whose content_block_stop arrived
     # One dict per tool block: index, name, raw (the JSON buffer, str), parses (json.loads
-    # accepts it), partial (the partial-JSON snapshot), preview ("value", "empty" before
-    # any value, or "broken: why"), stopped.
+    # accepts it, as the accumulator's `load_json` will at the stop), partial (the
+    # partial-JSON snapshot), preview ("value", "empty" before any value, or "broken:
+    # why"), stopped.
     tools: tuple[dict[str, Any], ...]
     stop_reason: str | None
     usage: dict[str, Any] | None
@@ -187,9 +187,9 @@ class _Recorder:
         for index, parser in sorted(acc.input_parsers.items()):
             raw = buffers.get(index, "")
             try:
-                json.loads(raw)
+                load_json(raw)  # as the accumulator will at the block's stop
                 parses = True
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 parses = False
             # The preview keeps an unfinished string ("ca" of "calc.py"), as a
             # live display would; `snapshot()` returns a fresh copy each time.

@@ -264,7 +264,8 @@ def stop_html(frame: Frame) -> str:
     """`stop_reason` and usage: the message's last word."""
     if frame.content is None:
         return _none("no message_start yet")
-    reason = _none("null: not decided yet") if frame.stop_reason is None else f"<b>{escape(frame.stop_reason)}</b>"
+    stop = frame.stop_reason  # a string from the API; anything else is shown as JSON
+    reason = _none("null: not decided yet") if stop is None else f"<b>{escape(stop) if isinstance(stop, str) else _json(stop)}</b>"
     usage = "".join(f'<div><span class="ss-dim">{escape(key)}:</span> {_json(value)}</div>' for key, value in (frame.usage or {}).items())
     done = '<span class="ss-ok">✔ arrived</span>' if frame.complete else _none("not yet")
     return _row("stop_reason", reason) + _row("message_stop", done) + f'<div class="ss-sub">usage</div>{usage or _none()}'
@@ -417,13 +418,15 @@ def static_fragment(raw: bytes, plans: dict[ChunkSize, list[Frame]], *, title: s
     select = ""
     if len(plans) > 1:
         options = "".join(f'<option value="{i}">{escape(plan_label(size))}</option>' for i, size in enumerate(plans))
-        select = f'<label>chunks <select class="ss-plan">{options}</select></label>'
+        select = f'<label>chunks <select class="ss-plan" autocomplete="off">{options}</select></label>'
     heading = f'<div class="ss-title">{escape(title)}</div>' if title else ""
+    # autocomplete="off": going Back, the browser must not restore a control's old
+    # value behind the script's back (the page would show one step, the slider another).
     controls = (
         '<div class="ss-controls">'
         '<button class="ss-play" type="button">▶ play</button>'
         '<button class="ss-prev" type="button" title="previous step">◀</button>'
-        f'<input class="ss-slider" type="range" min="0" max="{steps}" value="0" step="1" aria-label="step">'
+        f'<input class="ss-slider" type="range" min="0" max="{steps}" value="0" step="1" aria-label="step" autocomplete="off">'
         '<button class="ss-next" type="button" title="next step">▶</button>'
         f"{select}</div>"
     )
