@@ -277,7 +277,7 @@ class MessageAccumulator:
         """The one strict parse of a tool's input, at its stop: a JSON object, or ToolInputJSONError."""
         try:
             value = load_json(raw)
-        except (ValueError, RecursionError) as error:  # also: over 4300 digits, nested too deep
+        except ValueError as error:  # also: over 4300 digits, nested too deep
             why = f"is not valid JSON: {error.msg} (character {error.pos})" if isinstance(error, json.JSONDecodeError) else f"cannot be used: {error}"
             raise self._error(ToolInputJSONError, f"tool input of block {index} {why}", raw=raw, index=index) from None
         if not isinstance(value, dict):  # the API's `input` is always an object
@@ -335,7 +335,8 @@ def load_json(text: str) -> Any:
     refuses goes to `json.loads`, which raises its usual error, or takes the
     few texts jiter refuses and it does not (a lone surrogate escape such as
     "\\ud800"). The depth limit is jiter's: the accumulator deep-copies what it
-    keeps, and data nested hundreds deep would overflow Python's stack there."""
+    keeps, and data nested hundreds deep would overflow Python's stack there.
+    So it raises only ValueError (JSONDecodeError for text that is not JSON)."""
     try:
         return jiter.from_json(text.encode())
     except ValueError as error:  # also UnicodeEncodeError: a str with a lone surrogate
@@ -427,7 +428,7 @@ def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
     if sse.event == "error":
         try:
             event = load_json(sse.data)
-        except (ValueError, RecursionError):
+        except ValueError:
             event = None
         if isinstance(event, dict) and isinstance(event.get("error"), dict):
             return {**event, "type": "error"}
@@ -436,7 +437,7 @@ def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
         return None
     try:
         return load_json(sse.data)
-    except (ValueError, RecursionError) as error:
+    except ValueError as error:
         if isinstance(error, json.JSONDecodeError):
             why = f"data is not JSON: {error.msg} (character {error.pos})"
         else:  # too deep, or an integer of over 4300 digits

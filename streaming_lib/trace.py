@@ -78,7 +78,7 @@ def describe_state(acc: MessageAccumulator, event: dict[str, Any]) -> str:
         try:
             load_json(acc.json_buffers[index])  # as the accumulator will at the block's stop
             return "✔ parses"
-        except (ValueError, RecursionError):
+        except ValueError:  # not JSON, or too deep, or an integer too long
             return "✘ not JSON yet"
     if block.get("type") == "text":
         return "text: " + show(block.get("text", ""))

@@ -189,7 +189,7 @@ class _Recorder:
             try:
                 load_json(raw)  # as the accumulator will at the block's stop
                 parses = True
-            except (ValueError, RecursionError):
+            except ValueError:  # not JSON, or too deep, or an integer too long
                 parses = False
             # The preview keeps an unfinished string ("ca" of "calc.py"), as a
             # live display would; `snapshot()` returns a fresh copy each time.
