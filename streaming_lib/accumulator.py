@@ -160,6 +160,12 @@ class MessageAccumulator:
                 block["input"] = {} if value is None else value
         return message
 
+    def fill_partial(self, error: StreamError) -> None:
+        """Give `error` the message so far (`.partial`) if it has none: an error raised
+        before the accumulator saw the event (bad bytes, bad JSON) knows no message."""
+        if error.partial is None and self._message is not None:
+            error.partial = self.snapshot()
+
     def final_message(self) -> dict[str, Any]:
         """The finished message (a new dict); raises `IncompleteStreamError` before `message_stop`."""
         if not self.complete:
@@ -401,8 +407,7 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict
         return acc.final_message()
     except StreamError as error:
         error.events = events
-        if error.partial is None and acc.message is not None:
-            error.partial = acc.snapshot()
+        acc.fill_partial(error)
         raise
 
 
@@ -436,10 +441,13 @@ def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
     if sse.data == "":
         return None
     try:
-        return load_json(sse.data)
+        event = load_json(sse.data)
     except ValueError as error:
         if isinstance(error, json.JSONDecodeError):
             why = f"data is not JSON: {error.msg} (character {error.pos})"
         else:  # too deep, or an integer of over 4300 digits
             why = f"data cannot be used: {error}"
         raise EventDataError(f"event {number} ({sse.event}): {why}", data=sse.data, event_number=number) from None
+    if event is None:  # `null` must not read as "nothing to feed"
+        raise EventDataError(f"event {number} ({sse.event}): the event is not an object with a 'type'", data=sse.data, event_number=number)
+    return event

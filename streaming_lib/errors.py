@@ -68,7 +68,7 @@ class APIStreamError(StreamError):
         super().__init__(message, **where)
         self.error_type = error_type
         self.error_message = error_message
-        self.retryable = error_type in RETRYABLE_ERROR_TYPES
+        self.retryable = isinstance(error_type, str) and error_type in RETRYABLE_ERROR_TYPES
 
 
 class IncompleteStreamError(StreamError):

@@ -186,13 +186,14 @@ def timed_stream(
                 if event is None:
                     continue
                 timed.event_times.append(timed.chunk_times[-1])
-                timed.event_types.append(event.get("type", "?"))
+                timed.event_types.append(event.get("type", "?") if isinstance(event, dict) else "?")
                 acc.feed(event)
                 if stop_after is not None and len(timed.event_types) >= stop_after:
                     timed.interrupted = True
                     break
             timed.message = acc.snapshot() if timed.interrupted else acc.final_message()
         except StreamError as error:
+            acc.fill_partial(error)
             timed.error, timed.message = error, error.partial
     # Leaving `open_stream` closed the response: after an interruption, the connection.
     timed.dropped = str(dropped[0]) if dropped else None

@@ -32,8 +32,9 @@ def width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def cell(text: str, size: int) -> str:
-    """`text` cut or padded to `size` terminal columns, then one space."""
+def cell(text: Any, size: int) -> str:
+    """`text` (a value that is not a str is shown as JSON) cut or padded to `size` terminal columns, then one space."""
+    text = printable(text) if isinstance(text, str) else show(text)
     used = 0
     for end, char in enumerate(text):
         used += width(char)
@@ -44,7 +45,12 @@ def cell(text: str, size: int) -> str:
 
 
 def show(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return printable(json.dumps(value, ensure_ascii=False))
+
+
+def printable(text: str) -> str:
+    """`text` with any lone surrogate (valid in JSON's \\u escapes, not in UTF-8) written as its escape."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def describe_delta(event: dict[str, Any]) -> str:
@@ -67,8 +73,10 @@ def describe_state(acc: MessageAccumulator, event: dict[str, Any]) -> str:
     """What the accumulator holds after `event`, for the state column."""
     kind, index = event.get("type"), event.get("index")
     if kind == "message_delta":
-        usage = acc.message.get("usage", {})  # type: ignore[union-attr]
-        return f"stop_reason={acc.message.get('stop_reason')} output_tokens={usage.get('output_tokens')}"  # type: ignore[union-attr]
+        usage, reason = acc.message.get("usage"), acc.message.get("stop_reason")  # type: ignore[union-attr]
+        tokens = usage.get("output_tokens") if isinstance(usage, dict) else None
+        reason = printable(reason) if isinstance(reason, str) else reason if reason is None else show(reason)
+        return f"stop_reason={reason} output_tokens={tokens}"
     if index is None or kind not in ("content_block_delta", "content_block_stop"):
         return ""
     block = acc.message["content"][index]  # type: ignore[index]
@@ -100,8 +108,8 @@ def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], Non
             new_lines = lines.feed(chunk) if chunk is not None else lines.flush()
             for line in new_lines:
                 dispatched = sse.feed_line(line)
-                event = dispatched and decode_event(dispatched, acc.event_number + 1)
-                if not event:
+                event = None if dispatched is None else decode_event(dispatched, acc.event_number + 1)
+                if event is None:
                     continue
                 acc.feed(event)
                 index = f"[{event['index']}]" if "index" in event else ""
@@ -109,11 +117,10 @@ def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], Non
                 out("".join(cell(text, w) for text, w in zip(row, COLUMNS)) + describe_state(acc, event))
         acc.final_message()
     except StreamError as error:
-        if error.partial is None and acc.message is not None:  # bad data, caught before the accumulator saw it
-            error.partial = acc.snapshot()
+        acc.fill_partial(error)
         out("")
         out(f"{type(error).__name__}: {error}")
-        out("partial message: " + json.dumps(error.partial, ensure_ascii=False, indent=2))
+        out("partial message: " + printable(json.dumps(error.partial, ensure_ascii=False, indent=2)))
         raise
     return acc
 
@@ -138,9 +145,13 @@ def run(path: Path, *, chunk_size: int | None, with_sdk: bool, out: Callable[[st
         out(f"⚠ block {index} never got its content_block_stop: incomplete, not safe to execute")
     if not with_sdk:
         return 0
-    from .sdk import compare_messages, sdk_final_message
+    from .sdk import compare_messages, sdk_verdict
 
-    ours, theirs = acc.final_message(), sdk_final_message(raw, chunk_size=chunk_size)
+    verdict = sdk_verdict(raw)
+    if "error" in verdict:  # we finished the message where the SDK did not
+        out("✘ the SDK, on the same bytes, raises {class}: {message}".format(**verdict["error"]))
+        return 1
+    ours, theirs = acc.final_message(), verdict["message"]
     for block in theirs["content"]:
         if "input" in block:
             out(f"SDK tool input ({block.get('name')}): {show(block['input'])}")

@@ -492,3 +492,16 @@ def test_the_depth_limit_counts_as_jiter_counts_on_both_paths():
         with pytest.raises(ValueError, match="nested inside more than 200"):
             load_json(f"[{head}," + "[" * 200 + "1" + "]" * 201)
         assert load_json(f"[{head}," + "[" * 199 + "1" + "]" * 200)[0] in (1, "\ud800")
+
+
+def test_null_data_is_a_data_error_not_a_skipped_event():
+    raw = sse_bytes(*TEXT_STREAM) + b"event: content_block_delta\ndata: null\n\n" + sse_bytes(*END)
+    with pytest.raises(EventDataError, match="event 5 .*not an object"):
+        accumulate(raw)
+
+
+def test_an_error_whose_type_is_not_a_string_is_still_an_api_stream_error():
+    raw = sse_bytes(START) + b'event: error\ndata: {"type":"error","error":{"type":[1],"message":"odd"}}\n\n'
+    with pytest.raises(APIStreamError) as caught:
+        accumulate(raw)
+    assert caught.value.retryable is False

@@ -23,7 +23,7 @@ import pytest
 
 import streaming_lib.network
 import streaming_lib.server
-from streaming_lib import APIStreamError, IncompleteStreamError, accumulate, iter_sse
+from streaming_lib import APIStreamError, EventDataError, IncompleteStreamError, accumulate, iter_sse
 from streaming_lib.__main__ import main
 from streaming_lib.fixtures import fixture_names, read_fixture
 from streaming_lib.network import open_stream, timed_stream, until_dropped
@@ -227,6 +227,15 @@ def test_timed_stream_keeps_the_error_and_the_partial_message_of_each_fault(serv
     assert isinstance(failed.error, APIStreamError) and failed.dropped is None
     assert isinstance(cut.error, IncompleteStreamError) and "incomplete chunked read" in cut.dropped
     assert failed.message["content"][0]["text"] == cut.message["content"][0]["text"] == TEXT_AFTER_FIVE
+
+
+def test_timed_stream_keeps_bad_data_as_an_error_with_the_message_so_far():
+    raw = FIXTURE.replace(b'data: {"type":"ping"}', b"data: [1]", 1)
+    assert raw != FIXTURE
+    raw = raw.replace(b"event: ping", b"event: content_block_delta", 1)
+    with ReplayServer(raw, pace=0) as running:
+        timed = timed_stream(running.url)
+    assert isinstance(timed.error, EventDataError) and timed.message["id"] == "msg_stream_01"
 
 
 def test_first_token_delay_holds_back_only_the_first_delta(server):

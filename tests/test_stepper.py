@@ -346,3 +346,7 @@ def test_odd_but_accepted_streams_are_drawn_not_a_crash():
     assert "<b>5</b>" in stop_html(stepper.frames[-1]) and stepper.to_html()
     stepper = StreamStepper(sse(start, tool, deep))  # json.loads would recurse too deep on this buffer
     assert stepper.frames[-1].tools[0]["parses"] is False and stepper.to_html()
+    odd_start = {"type": "message_start", "message": {"id": "m", "content": [5, None], "usage": "x"}}
+    lone = {"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": "\ud800"}}
+    page = StreamStepper(sse(odd_start, lone)).to_html()  # a lone surrogate cannot be UTF-8: written as its escape
+    assert page.encode("utf-8") and "\\ud800" in page

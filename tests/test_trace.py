@@ -82,6 +82,42 @@ def test_bad_data_after_message_start_still_shows_the_partial_message(tmp_path):
     assert status == 1 and any(line.startswith("partial message: {") for line in out)
 
 
+def test_with_sdk_a_stream_only_we_finish_is_said_not_a_traceback(tmp_path):
+    path = tmp_path / "error_without_data.sse"  # no data line: not an event by the SSE rules; the SDK raises
+    path.write_bytes(MAIN_FIXTURE.read_bytes().replace(b"event: message_delta", b"event: error\n\nevent: message_delta", 1))
+    status, out = trace_lines(path, sdk=True)
+    assert status == 1 and out[-1].startswith("✘ the SDK, on the same bytes, raises APIStatusError")
+
+
+@pytest.mark.parametrize("data", [b"{}", b"[]", b"0", b"null"])
+def test_data_that_is_not_an_event_object_stops_the_trace_as_it_stops_accumulate(tmp_path, data):
+    path = tmp_path / "odd.sse"
+    path.write_bytes(HEAD + b"event: content_block_delta\ndata: " + data + b"\n\n")
+    status, out = trace_lines(path)
+    assert status == 1 and any(line.startswith("EventDataError: event 3") for line in out)
+
+
+def test_odd_but_accepted_values_are_printed_not_a_traceback(tmp_path):
+    start = {"type": "message_start", "message": {"id": 123, "content": [], "usage": "x"}}
+    block = {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "\ud800"}}
+    text = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "\ud800x"}}
+    odd = {"type": "content_block_start", "index": 1, "content_block": {"type": 5}}
+    end = [{"type": "content_block_stop", "index": 0}, odd, {"type": "message_delta", "delta": {}}, {"type": "message_stop"}]
+    path = tmp_path / "odd.sse"
+    path.write_bytes(b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in [start, block, text, *end]))
+    printed = []
+    status = run(path, chunk_size=None, with_sdk=False, out=lambda line: printed.append(line.encode("utf-8").decode()))
+    assert status == 0 and any("123" in line for line in printed) and any("\\ud800x" in line for line in printed)
+
+
+def test_a_partial_message_with_a_lone_surrogate_is_printed_not_a_traceback(tmp_path):
+    path = tmp_path / "cut.sse"
+    path.write_bytes(HEAD.replace(b'"id":"m"', b'"id":"\\ud800"'))  # the stream ends: IncompleteStreamError
+    printed = []
+    status = run(path, chunk_size=None, with_sdk=False, out=lambda line: printed.append(line.encode("utf-8").decode()))
+    assert status == 1 and any(line.startswith("partial message:") for line in printed)
+
+
 def test_the_command_line_runs_as_a_module():
     done = subprocess.run(
         [sys.executable, "-m", "streaming_lib", "trace", "--chunk-size", "7", "--sdk"],

@@ -205,7 +205,9 @@ def events_html(items: list[str], count: int, new: int) -> str:
     return html
 
 
-def _block_html(index: int, block: dict[str, Any], stopped: bool) -> str:
+def _block_html(index: int, block: Any, stopped: bool) -> str:
+    if not isinstance(block, dict):  # a message_start whose content held something else
+        return f'<div class="ss-block"><span class="ss-num">[{index}]</span> <code>{_json(block)}</code></div>'
     kind = str(block.get("type", "?"))
     state = '<span class="ss-ok">■ stopped</span>' if stopped else '<span class="ss-open">▶ open</span>'
     name = f' <span class="ss-name">{escape(str(block["name"]))}</span>' if "name" in block else ""
@@ -266,7 +268,8 @@ def stop_html(frame: Frame) -> str:
         return _none("no message_start yet")
     stop = frame.stop_reason  # a string from the API; anything else is shown as JSON
     reason = _none("null: not decided yet") if stop is None else f"<b>{escape(stop) if isinstance(stop, str) else _json(stop)}</b>"
-    usage = "".join(f'<div><span class="ss-dim">{escape(key)}:</span> {_json(value)}</div>' for key, value in (frame.usage or {}).items())
+    usage = frame.usage if isinstance(frame.usage, dict) or frame.usage is None else {"(not an object)": frame.usage}
+    usage = "".join(f'<div><span class="ss-dim">{escape(key)}:</span> {_json(value)}</div>' for key, value in (usage or {}).items())
     done = '<span class="ss-ok">✔ arrived</span>' if frame.complete else _none("not yet")
     return _row("stop_reason", reason) + _row("message_stop", done) + f'<div class="ss-sub">usage</div>{usage or _none()}'
 
@@ -398,7 +401,8 @@ SCRIPT = _asset("stepper.js")  # with %(id)s and %(interval)d filled in per page
 def _script_json(value: Any) -> str:
     # JSON inside <script>: "</" and "<!--" must not appear, or the HTML parser would
     # end (or comment out) the script early; "\\/" and "\\u003c" are JSON escapes.
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    # A lone surrogate (JSON allows "\\ud800", UTF-8 does not) is written as its escape.
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace").decode("utf-8")
     return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
 
 
