@@ -163,11 +163,13 @@ class LineDecoder:
         if self._feeding_each:
             raise RuntimeError("feed_each() while another feed_each() over this decoder is under way")
         self._feeding_each = True
+        # `pending` is the decoder's own buffer, changed in place here (only `_feed`
+        # replaces it); `fed` and `careful` are local copies, written back as needed.
         pending, fed, careful = self._pending, self._fed, self._careful
         try:
             for chunk in chunks:
                 if careful or CR in chunk:
-                    self._pending, self._fed = pending, fed
+                    self._fed = fed
                     try:
                         lines = self._feed(chunk)
                     finally:  # `_feed` may have replaced the buffer, or raised half-way
@@ -185,10 +187,10 @@ class LineDecoder:
                     del pending[:end]
                     lines = text.split("\n")
                     lines.pop()
-                    self._fed = fed  # (`pending` is the decoder's own buffer, changed in place)
+                    self._fed = fed
                     yield lines
         finally:  # also when the caller stops early or an error is raised: the decoder stays usable
-            self._pending, self._fed, self._feeding_each = pending, fed, False
+            self._fed, self._feeding_each = fed, False
 
     def flush(self) -> list[str]:
         """End of stream: return the unterminated last line, if any (list of 0 or 1 str).
