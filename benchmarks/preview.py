@@ -8,10 +8,10 @@ same bytes, in the same 4 KiB chunks, from the first byte to the final message:
   `streaming_lib.sdk`). At every fragment it appends it to a byte buffer and
   re-parses the whole buffer with `jiter.from_json(buffer, partial_mode=True)`,
   so fragment k costs the k fragments before it: quadratic.
-- **ours, changes** (benchmark 1): our pipeline (`iter_sse`, `decode_event`,
-  `MessageAccumulator`); after each fragment, the `AppendString` changes to
-  `content` in `acc.input_changes` are appended to a preview list. Each
-  character is read once: linear.
+- **ours, changes** (benchmark 1): our pipeline (`iter_events`, which is
+  `iter_sse` and `decode_event` in one loop, then `MessageAccumulator`); after
+  each event, the `AppendString` changes to `content` in `acc.input_changes`
+  are appended to a preview list. Each character is read once: linear.
 - **ours, snapshots** (benchmark 2): the same pipeline, and after every
   fragment a full snapshot of the input, `acc.input_snapshot(index,
   trailing_strings=True)`. That is a value the SDK never gives (its snapshot
@@ -26,8 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from streaming_lib import MessageAccumulator, PartialJSONError, iter_sse
-from streaming_lib.accumulator import decode_event
+from streaming_lib import MessageAccumulator, PartialJSONError, iter_events
 from streaming_lib.fixtures import chunked
 from streaming_lib.partial_json import AppendString
 from streaming_lib.sdk import compare_messages, sdk_final_message
@@ -42,12 +41,9 @@ SDK_ONCE = 5.0          # seconds: an SDK run predicted to be slower is made onl
 
 
 def _pipeline(chunks: list[bytes], on_fragment: Callable[[MessageAccumulator, dict[str, Any]], None]) -> dict[str, Any]:
-    """Our pipeline over `chunks` to the final message, calling `on_fragment(acc, event)` after each input_json_delta."""
+    """Our pipeline over `chunks` to the final message, calling `on_fragment(acc, event)` after each input_json_delta (benchmark 2)."""
     acc = MessageAccumulator()
-    for sse in iter_sse(chunks):
-        event = decode_event(sse, acc.event_number + 1)
-        if event is None:
-            continue
+    for event in iter_events(chunks):
         acc.feed(event)
         if event["type"] == "content_block_delta" and event["delta"]["type"] == "input_json_delta":
             on_fragment(acc, event)
@@ -55,15 +51,17 @@ def _pipeline(chunks: list[bytes], on_fragment: Callable[[MessageAccumulator, di
 
 
 def ours_changes(chunks: list[bytes]) -> tuple[dict[str, Any], list[str]]:
-    """Benchmark 1, ours: (final message, preview pieces of `content`)."""
-    shown: list[str] = []
+    """Benchmark 1, ours: (final message, preview pieces of `content`).
 
-    def on_fragment(acc: MessageAccumulator, event: dict[str, Any]) -> None:
+    The loop a UI would write: after every event, apply what `input_changes`
+    lists (it is empty for events other than `input_json_delta`)."""
+    acc, shown = MessageAccumulator(), []
+    for event in iter_events(chunks):
+        acc.feed(event)
         for change in acc.input_changes:
             if type(change) is AppendString and change.path == CONTENT:
                 shown.append(change.text)
-
-    return _pipeline(chunks, on_fragment), shown
+    return acc.final_message(), shown
 
 
 def ours_snapshots(chunks: list[bytes], trailing_strings: bool = True) -> tuple[dict[str, Any], Any]:

@@ -1,13 +1,16 @@
 """streaming_lib: the Messages API streaming client built in the course, stage by stage.
 
-    bytes -> LineDecoder (lines.py) -> SSEDecoder (sse.py) -> json.loads
+    bytes -> LineDecoder (lines.py) -> SSEDecoder (sse.py) -> decode_event (events.py)
           -> MessageAccumulator (accumulator.py) -> message (dict)
+
+`iter_sse` and `iter_events` run the first stages in one loop, for speed.
 
 `partial_json.py` previews tool input while it streams (display only);
 `sdk.py` checks every result against the real `anthropic` SDK.
 """
 
 from .accumulator import MessageAccumulator, accumulate
+from .events import decode_event, iter_events
 from .errors import (
     APIStreamError,
     EventDataError,
@@ -36,6 +39,8 @@ __all__ = [
     "StreamError",
     "ToolInputJSONError",
     "accumulate",
+    "decode_event",
+    "iter_events",
     "iter_lines",
     "iter_sse",
     "parse_partial_json",

@@ -34,8 +34,6 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-import jiter
-
 from .errors import (
     APIStreamError,
     EventDataError,
@@ -44,8 +42,8 @@ from .errors import (
     StreamError,
     ToolInputJSONError,
 )
-from .partial_json import JITER_MAX_DEPTH, Change, PartialJSONError, PartialJSONParser
-from .sse import iter_sse
+from .events import decode_event, iter_events, load_json  # noqa: F401 (decode_event: also imported from here)
+from .partial_json import Change, PartialJSONError, PartialJSONParser
 
 # Blocks whose `input` arrives as `input_json_delta` fragments.
 TOOL_BLOCK_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
@@ -234,22 +232,31 @@ class MessageAccumulator:
 
     def _on_content_block_delta(self, event: dict[str, Any]) -> None:
         index, delta = event["index"], event["delta"]
-        block = self._open_block(index, "content_block_delta")
-        kind, block_type = delta["type"], block.get("type")
+        content = self._message["content"]  # type: ignore[index]
+        if type(index) is not int or not 0 <= index < len(content) or index in self.stopped:
+            raise self._not_open(index, "content_block_delta")
+        kind = delta["type"]
         if kind == "input_json_delta":  # first: a long tool input is tens of thousands of these
-            if block_type not in TOOL_BLOCK_TYPES:
+            parts = self._json_parts.get(index)  # a list for every tool block that content_block_start opened
+            if parts is None:
+                block_type = content[index].get("type")
+                if block_type in TOOL_BLOCK_TYPES:  # one that came whole in message_start
+                    raise self._error(EventOrderError, f"{kind} for block {index}, which came whole in message_start", index=index)
                 raise self._wrong_block(kind, block_type, index)
             fragment = delta["partial_json"]
             if type(fragment) is not str:
                 raise self._not_text(delta, "partial_json", index)
-            self._json_parts[index].append(fragment)
+            parts.append(fragment)
             parser = self.input_parsers[index]
             if parser.error is None:  # invalid JSON is raised at the block's stop, not here
                 try:
                     self.input_changes = parser.feed(fragment)
                 except PartialJSONError:
                     pass
-        elif kind in TEXT_DELTAS:
+            return
+        block = content[index]
+        block_type = block.get("type")
+        if kind in TEXT_DELTAS:
             expected, field = TEXT_DELTAS[kind]
             if block_type != expected:
                 raise self._wrong_block(kind, block_type, index)
@@ -311,11 +318,14 @@ class MessageAccumulator:
 
     def _open_block(self, index: int, kind: str) -> dict[str, Any]:
         content = self._message["content"]  # type: ignore[index]
-        if type(index) is not int or not 0 <= index < len(content):  # as _is_index, without the call
-            raise self._error(EventOrderError, f"{kind} for block {index!r}, which never started", index=index)
-        if index in self.stopped:
-            raise self._error(EventOrderError, f"{kind} for block {index}, which already stopped", index=index)
+        if type(index) is not int or not 0 <= index < len(content) or index in self.stopped:  # as _is_index, without the call
+            raise self._not_open(index, kind)
         return content[index]
+
+    def _not_open(self, index: Any, kind: str) -> StreamError:
+        if type(index) is int and 0 <= index < len(self._message["content"]):  # type: ignore[index]
+            return self._error(EventOrderError, f"{kind} for block {index}, which already stopped", index=index)
+        return self._error(EventOrderError, f"{kind} for block {index!r}, which never started", index=index)
 
     def _wrong_block(self, kind: str, block_type: Any, index: int) -> StreamError:
         return self._error(EventOrderError, f"{kind} for block {index}, a {block_type} block", index=index)
@@ -327,45 +337,6 @@ class MessageAccumulator:
         where = f"event {self.event_number}: "
         partial = self.snapshot() if self._message is not None else None
         return cls(where + text, partial=partial, event_number=self.event_number, **details)
-
-
-def load_json(text: str) -> Any:
-    """`json.loads(text)`: the same value, or the same error, faster; except that
-    a value nested inside more than 200 lists or objects raises ValueError.
-    Used for event data and for a tool's input at its stop.
-
-    jiter (the SDK's own JSON parser, in Rust) reads event data about 3 times
-    faster than `json.loads` (benchmarks/README.md), and that was a third of
-    benchmark 1. For the text it accepts, its values are `json.loads`'s
-    (tests/test_accumulator.py checks it on random documents); everything it
-    refuses goes to `json.loads`, which raises its usual error, or takes the
-    few texts jiter refuses and it does not (a lone surrogate escape such as
-    "\\ud800"). The depth limit is jiter's: the accumulator deep-copies what it
-    keeps, and data nested hundreds deep would overflow Python's stack there.
-    So it raises only ValueError (JSONDecodeError for text that is not JSON)."""
-    try:
-        return jiter.from_json(text.encode())
-    except ValueError as error:  # also UnicodeEncodeError: a str with a lone surrogate
-        if str(error).startswith("recursion limit exceeded"):
-            raise ValueError(f"nested inside more than {JITER_MAX_DEPTH} lists or objects") from None
-    try:
-        value = json.loads(text)
-        too_deep = _nesting(value) > JITER_MAX_DEPTH
-    except RecursionError:  # nested far deeper still
-        too_deep = True
-    if too_deep:
-        raise ValueError(f"nested inside more than {JITER_MAX_DEPTH} lists or objects")
-    return value
-
-
-def _nesting(value: Any) -> int:
-    """How many lists or objects enclose the most deeply nested value in `value`
-    (0 for a scalar or `[]`, 1 for `[1]` or `[[]]`), counted as jiter counts."""
-    depth, level = 0, [value]
-    while children := [child for item in level if isinstance(item, (list, dict))
-                       for child in (item.values() if isinstance(item, dict) else item)]:
-        depth, level = depth + 1, children
-    return depth
 
 
 # Event type -> the method that applies it. A dict rather than `getattr(self,
@@ -398,10 +369,7 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict
     acc = MessageAccumulator()
     events: list[Any] = []
     try:
-        for sse in iter_sse(chunks, strict=strict):
-            event = decode_event(sse, acc.event_number + 1)
-            if event is None:
-                continue
+        for event in iter_events(chunks, strict=strict):
             events.append(event)
             acc.feed(event)
         return acc.final_message()
@@ -409,45 +377,3 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict
         error.events = events
         acc.fill_partial(error)
         raise
-
-
-def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
-    """The JSON object (dict) of one Messages API event, or None for what the API's
-    clients skip: unnamed events, and events with empty data.
-
-    Two SSE event names win over the data, as in the SDK:
-    - `error`: whatever its data (even empty), it becomes an error event: its
-      `error` object if it has one, else its raw text. (A block with no `data:`
-      line at all is no event, by the SSE rules: it never gets here, where
-      the SDK, which dispatches it anyway, raises.)
-    - `ping`: whatever its data, it is `{"type": "ping"}`, which changes nothing.
-      (The SDK drops pings; here they are still fed to the accumulator, so they
-      count in the event numbers that errors give.)
-
-    Raises `EventDataError`, naming event `number`, when any other event's data
-    is not JSON, or is nested inside more than 200 lists or objects."""
-    if sse.event == "message":
-        return None
-    if sse.event == "ping":
-        return {"type": "ping"}
-    if sse.event == "error":
-        try:
-            event = load_json(sse.data)
-        except ValueError:
-            event = None
-        if isinstance(event, dict) and isinstance(event.get("error"), dict):
-            return {**event, "type": "error"}
-        return {"type": "error", "error": {"type": None, "message": sse.data}}
-    if sse.data == "":
-        return None
-    try:
-        event = load_json(sse.data)
-    except ValueError as error:
-        if isinstance(error, json.JSONDecodeError):
-            why = f"data is not JSON: {error.msg} (character {error.pos})"
-        else:  # too deep, or an integer of over 4300 digits
-            why = f"data cannot be used: {error}"
-        raise EventDataError(f"event {number} ({sse.event}): {why}", data=sse.data, event_number=number) from None
-    if event is None:  # `null` must not read as "nothing to feed"
-        raise EventDataError(f"event {number} ({sse.event}): the event is not an object with a 'type'", data=sse.data, event_number=number)
-    return event

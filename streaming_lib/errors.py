@@ -9,6 +9,7 @@ arrived before it, so a stream that fails halfway still hands back its work:
 - `.event_number` (1-based, counting every event, pings included), `.index`
   (content block) and `.offset` (byte offset in the stream), where they apply.
 
+    >>> from streaming_lib import APIStreamError, accumulate
     >>> try:
     ...     accumulate(b'event: error\\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\\n\\n')
     ... except APIStreamError as error:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from json.decoder import scanstring
 from typing import Any, Union
 
 JITER_MAX_DEPTH = 200   # jiter rejects a value nested inside more containers than this
@@ -35,6 +36,7 @@ MAX_INT_DIGITS = 4300   # jiter, like Python's int(), rejects longer integers
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 # Inside a string, everything up to one of these characters is copied as one slice.
 _STRING_STOP = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
             "t": "\t"}
 _HEX4 = re.compile("[0-9a-fA-F]{4}")
@@ -169,10 +171,10 @@ class PartialJSONParser:
                 pos = self._state(fragment, pos)
         except PartialJSONError as exc:
             self.error = exc
-            raise
-        finally:
             self.position += end
-        if self._reading == "string" and self._track and self._fresh < len(self._pieces):
+            raise
+        self.position += end
+        if self._fresh < len(self._pieces) and self._reading == "string" and self._track:
             self._report_new_text()
         return changes
 
@@ -334,6 +336,36 @@ class PartialJSONParser:
         self._state = self._string
 
     def _string(self, text: str, pos: int) -> int:
+        """Inside a string.  Most fragments take the fast path: when the rest of the
+        fragment holds no ``\\u`` escape and no surrogate, json's own string scanner
+        (in C) decodes it in one call, up to the closing quote if there is one.
+        Everything else goes through ``_string_by_runs``, which also names errors."""
+        rest = text[pos:] if pos else text
+        if "\\u" not in rest and (rest.isascii() or not _SURROGATE.search(rest)):
+            # An odd number of backslashes at the end: the last one starts an escape
+            # that the next fragment finishes.  It is held back for `_escape`.
+            cut = (len(rest) - len(rest.rstrip("\\"))) & 1 if rest[-1] == "\\" else 0
+            try:
+                decoded, used = scanstring(rest[:-1] + '"' if cut else rest + '"', 0)
+            except ValueError:       # a bad escape or control character
+                return self._string_by_runs(text, pos)
+            if used <= len(rest) - cut:      # a quote of the fragment closed the string
+                if decoded:
+                    self._pieces.append(decoded)
+                return self._end_string(pos + used)
+            if decoded:
+                pieces = self._pieces
+                if self._fresh == len(pieces) and self._track and self._reading == "string":
+                    self._changes.append(AppendString(self._string_path, decoded))  # report
+                    self._fresh += 1         # it here, as `feed` would at its end
+                pieces.append(decoded)
+            if cut:
+                self._escape_text, self._escape_at = "", self.position + len(text) - 1
+                self._state = self._escape
+            return len(text) - cut
+        return self._string_by_runs(text, pos)
+
+    def _string_by_runs(self, text: str, pos: int) -> int:
         """Inside a string: take each run up to the next quote, backslash or bad character,
         and the one-character escapes (``\\n``, ``\\"``) between runs."""
         pieces, search = self._pieces, _STRING_STOP.search
@@ -358,6 +390,10 @@ class PartialJSONParser:
             bad = "control character (\\u0000-\\u001F) found while parsing a string"
             raise PartialJSONError(bad if char < " " else "invalid unicode code point",
                                    self.position + end)
+        return self._end_string(end + 1)
+
+    def _end_string(self, pos: int) -> int:
+        """The closing quote came just before ``pos``: the key or string value is complete."""
         string = "".join(self._pieces)
         if self._reading == "key":
             self._keys[-1], self._reading, self._state = string, None, self._colon
@@ -367,7 +403,7 @@ class PartialJSONParser:
                 self._changes.append(EndValue(self._string_path))
             self._place(string)
             self._value_done()
-        return end + 1
+        return pos
 
     def _escape(self, text: str, pos: int) -> int:
         """An escape, perhaps split across fragments: its raw text so far is kept."""

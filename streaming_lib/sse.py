@@ -135,22 +135,24 @@ def iter_sse(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[Serve
     line that dispatches; every other line goes through `SSEDecoder.feed_line`.
     """
     lines, decoder = LineDecoder(strict=strict), SSEDecoder()
-    event_type, data = "", decoder.data_lines  # the decoder's two busiest buffers, as local variables
+    # The decoder's buffers as local variables, handed to it and back around `feed_line`.
+    event_type, data, last_event_id, retry = "", [], None, None
     for batch in lines.feed_each(chunks):
         for line in batch:
             if not line:  # dispatch, then reset the buffers, as `SSEDecoder._dispatch` does
                 if data:
-                    yield ServerSentEvent(event_type or "message", "\n".join(data), decoder.last_event_id, decoder.retry)
-                    data = decoder.data_lines = []
-                event_type, decoder.retry = "", None
+                    yield ServerSentEvent(event_type or "message", "\n".join(data), last_event_id, retry)
+                    data = []
+                event_type, retry = "", None
             elif line[:6] == "data: ":
                 data.append(line[6:])
             elif line[:7] == "event: ":
                 event_type = line[7:]
             else:  # a comment, `id`, `retry`, a field without its space...: the decoder's own rules
-                decoder.event_type = event_type
+                decoder.event_type, decoder.data_lines, decoder.retry = event_type, data, retry
                 decoder.feed_line(line)  # never dispatches: the line is not blank
-                event_type, data = decoder.event_type, decoder.data_lines
+                event_type, data, retry = decoder.event_type, decoder.data_lines, decoder.retry
+                last_event_id = decoder.last_event_id
     # The last line had no terminator, so it cannot be the blank line that
     # dispatches: it only completes a field of an event never sent. Flushing
     # still reads its bytes, so strict mode raises if they are not UTF-8.

@@ -1,8 +1,8 @@
 """The fast paths give exactly what the step-by-step stages give.
 
-`LineDecoder.feed_each` and `iter_sse` split plain chunks and handle the common
-lines themselves, for speed, and hand everything else to `feed` and
-`feed_line`. Whatever the bytes (any field, comments, CR, CRLF, a byte order
+`LineDecoder.feed_each`, `iter_sse` and `iter_events` split plain chunks and
+handle the common lines themselves, for speed, and hand everything else to
+`feed`, `feed_line` and `decode_event`. Whatever the bytes (any field, comments, CR, CRLF, a byte order
 mark, broken UTF-8) and wherever the chunks end, the lines, the events and the
 errors must be the ones the stages give one call at a time.
 """
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streaming_lib import LineDecoder, SSEDecodeError, SSEDecoder, iter_lines, iter_sse
+from streaming_lib import LineDecoder, SSEDecodeError, SSEDecoder, StreamError, decode_event, iter_events, iter_lines, iter_sse
 
 # Pieces of a stream: every kind of line, every line ending, and bytes that
 # break UTF-8 or sit on either side of a character boundary.
@@ -39,6 +39,8 @@ def run(produce):  # -> (items produced, the error raised or None)
             items.append(item)
     except SSEDecodeError as error:
         return items, (type(error), str(error), error.offset)
+    except StreamError as error:  # EventDataError, from decode_event
+        return items, (type(error), str(error), error.event_number, error.data)
     return items, None
 
 
@@ -55,6 +57,46 @@ def staged_events(chunks, strict):
         event = decoder.feed_line(line)
         if event is not None:
             yield event
+
+
+def staged_api_events(chunks, strict):
+    number = 0
+    for sse in staged_events(chunks, strict):
+        event = decode_event(sse, number + 1)
+        if event is not None:
+            number += 1
+            yield event
+
+
+# Lines of Messages API streams, good and bad: every name that decides the
+# event, data that is JSON or not, not an object, null, too deep, a lone
+# surrogate escape (which jiter refuses), split over two `data:` lines.
+API_PIECES = [b"event: content_block_delta", b"event: ping", b"event: error", b"event: message",
+              b"event: ", b"event: other", b'data: {"type": "ping"}', b'data: {"type": "error", "error": {"type": "x"}}',
+              b'data: {"type": "message_stop"}', b"data: [1, 2]", b"data: 0", b"data: null", b"data: {bad",
+              b'data: {"a": "\\ud800"}', b"data: " + b"[" * 201 + b"]" * 201, b"data: {", b'data: "type": "x"}',
+              b"data:", b"id: 1", b": comment", b"retry: 5", b"\xff", b"\n", b"\n", b"\n", b"\n\n", b"\r\n"]
+
+api_streams = st.lists(st.sampled_from(API_PIECES), max_size=30).map(b"".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.data(), st.booleans())
+def test_iter_events_gives_the_events_and_errors_of_decode_event(data, strict):
+    raw = data.draw(api_streams)
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(raw)), max_size=12)))
+    bounds = [0, *cuts, len(raw)]
+    chunks = [raw[a:b] for a, b in zip(bounds, bounds[1:])]
+    assert run(lambda: iter_events(chunks, strict=strict)) == run(lambda: staged_api_events(chunks, strict))
+
+
+def test_iter_events_numbers_events_as_the_accumulator_will():
+    raw = b'event: ping\ndata: {}\n\nevent: message\ndata: {"x": 1}\n\ndata: {}\n\nevent: a\ndata: {}\n\nevent: b\ndata: nope\n\n'
+    events = iter_events([raw])
+    assert next(events) == {"type": "ping"} and next(events) == {}
+    with pytest.raises(StreamError, match=r"^event 3 \(b\): data is not JSON") as error:
+        next(events)  # the unnamed event and the `message` one do not count
+    assert (error.value.event_number, error.value.data) == (3, "nope")
 
 
 @settings(max_examples=600, deadline=None)

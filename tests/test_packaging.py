@@ -1,8 +1,15 @@
 """The two ways to install the course agree, and the README's commands exist."""
 
+import doctest
+import importlib
+import pkgutil
 import re
 import tomllib
 from pathlib import Path
+
+import pytest
+
+import streaming_lib
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,3 +44,12 @@ def test_the_readme_shows_the_two_make_commands_and_the_makefile_has_them():
 
 def test_ci_calls_the_readmes_test_command():
     assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+LIBRARY_MODULES = [module.name for module in pkgutil.walk_packages(streaming_lib.__path__, "streaming_lib.")
+                   if not module.name.endswith("__main__")]
+
+
+@pytest.mark.parametrize("name", LIBRARY_MODULES)
+def test_the_examples_in_every_library_docstring_run(name):
+    assert doctest.testmod(importlib.import_module(name)).failed == 0
