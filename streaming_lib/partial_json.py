@@ -336,12 +336,15 @@ class PartialJSONParser:
         self._state = self._string
 
     def _string(self, text: str, pos: int) -> int:
-        """Inside a string.  Most fragments take the fast path: when the rest of the
-        fragment holds no ``\\u`` escape and no surrogate, json's own string scanner
-        (in C) decodes it in one call, up to the closing quote if there is one.
-        Everything else goes through ``_string_by_runs``, which also names errors."""
+        """Inside a string.  Most fragments take a fast path: plain text (no quote, no
+        backslash, nothing unprintable) is taken as it is; text with no ``\\u`` escape
+        and no surrogate is decoded by json's own string scanner (in C) in one call,
+        up to the closing quote if there is one.  Everything else goes through
+        ``_string_by_runs``, which also names errors."""
         rest = text[pos:] if pos else text
-        if "\\u" not in rest and (rest.isascii() or not _SURROGATE.search(rest)):
+        if "\\" not in rest and '"' not in rest and rest.isprintable():
+            decoded, used, cut = rest, len(rest) + 1, 0     # as if closed by a quote after it
+        elif "\\u" not in rest and (rest.isascii() or not _SURROGATE.search(rest)):
             # An odd number of backslashes at the end: the last one starts an escape
             # that the next fragment finishes.  It is held back for `_escape`.
             cut = (len(rest) - len(rest.rstrip("\\"))) & 1 if rest[-1] == "\\" else 0
@@ -349,21 +352,22 @@ class PartialJSONParser:
                 decoded, used = scanstring(rest[:-1] + '"' if cut else rest + '"', 0)
             except ValueError:       # a bad escape or control character
                 return self._string_by_runs(text, pos)
-            if used <= len(rest) - cut:      # a quote of the fragment closed the string
-                if decoded:
-                    self._pieces.append(decoded)
-                return self._end_string(pos + used)
+        else:
+            return self._string_by_runs(text, pos)
+        if used <= len(rest) - cut:          # a quote of the fragment closed the string
             if decoded:
-                pieces = self._pieces
-                if self._fresh == len(pieces) and self._track and self._reading == "string":
-                    self._changes.append(AppendString(self._string_path, decoded))  # report
-                    self._fresh += 1         # it here, as `feed` would at its end
-                pieces.append(decoded)
-            if cut:
-                self._escape_text, self._escape_at = "", self.position + len(text) - 1
-                self._state = self._escape
-            return len(text) - cut
-        return self._string_by_runs(text, pos)
+                self._pieces.append(decoded)
+            return self._end_string(pos + used)
+        if decoded:
+            pieces = self._pieces
+            if self._fresh == len(pieces) and self._track and self._reading == "string":
+                self._changes.append(AppendString(self._string_path, decoded))  # report it
+                self._fresh += 1             # here, as `feed` would at its end
+            pieces.append(decoded)
+        if cut:
+            self._escape_text, self._escape_at = "", self.position + len(text) - 1
+            self._state = self._escape
+        return len(text) - cut
 
     def _string_by_runs(self, text: str, pos: int) -> int:
         """Inside a string: take each run up to the next quote, backslash or bad character,
