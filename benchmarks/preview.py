@@ -37,7 +37,8 @@ from .timing import extrapolate, interleaved_best, slope
 
 CHUNK = 4096            # bytes per network read, for every contender
 CONTENT = ("content",)  # the path of the string the preview shows
-SDK_ONCE = 5.0          # seconds: an SDK run predicted to be slower is made only once
+SDK_SLOW = 5.0          # seconds: an SDK run predicted to be slower is made only
+SDK_SLOW_RUNS = 2       # this many times (or fewer, with fewer repeats)
 
 
 def _pipeline(chunks: list[bytes], on_fragment: Callable[[MessageAccumulator, dict[str, Any]], None]) -> dict[str, Any]:
@@ -110,7 +111,7 @@ def run(sizes: list[int], *, repeats: int = 3, sdk_budget: float = 180.0, log: C
         measured = [(row["size"], row["sdk_s"]) for row in rows if not row["sdk_extrapolated"]][-2:]
         predicted = extrapolate(*zip(*measured), size) if len(measured) == 2 else None  # type: ignore[call-arg]
         skip_sdk = predicted is not None and predicted > sdk_budget
-        sdk_runs = 1 if predicted is not None and predicted > SDK_ONCE else repeats
+        sdk_runs = min(SDK_SLOW_RUNS, repeats) if predicted is not None and predicted > SDK_SLOW else repeats
         if not skip_sdk:
             contenders["sdk"] = (lambda: sdk_final_message(raw, chunk_size=CHUNK), sdk_runs)
         log(f"  preview: {size_text(size)} input, {len(raw) / 1e6:.1f} MB stream"

@@ -114,10 +114,15 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[An
                         yield event
                     data = []
                 event_type = ""
-            elif line[:6] == "data: ":
-                data.append(line[6:])
-            elif line[:7] == "event: ":
-                event_type = line[7:]
+                continue
+            # "data: x" is ("data:", " ", "x"); "data:" alone is ("data:", "", ""), the
+            # same field with the same empty value. Anything else before the first
+            # space ("data:x", "id:", ":") is for the decoder.
+            name, _, value = line.partition(" ")
+            if name == "data:":
+                data.append(value)
+            elif name == "event:":
+                event_type = value
             else:  # a comment, `id`, `retry`, a field without its space...: the decoder's own rules
                 decoder.event_type, decoder.data_lines = event_type, data
                 decoder.feed_line(line)  # never dispatches: the line is not blank

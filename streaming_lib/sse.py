@@ -131,7 +131,7 @@ def iter_sse(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[Serve
 
     The same events as `parse_sse(iter_lines(chunks))`, faster: this loop runs
     for every line of a stream, so it handles the two lines a stream is made of
-    itself (`data: ...` and `event: ...`, with their one space) and the blank
+    itself (`data: ...` and `event: ...`, with their one space, or none) and the blank
     line that dispatches; every other line goes through `SSEDecoder.feed_line`.
     """
     lines, decoder = LineDecoder(strict=strict), SSEDecoder()
@@ -144,10 +144,15 @@ def iter_sse(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[Serve
                     yield ServerSentEvent(event_type or "message", "\n".join(data), last_event_id, retry)
                     data = []
                 event_type, retry = "", None
-            elif line[:6] == "data: ":
-                data.append(line[6:])
-            elif line[:7] == "event: ":
-                event_type = line[7:]
+                continue
+            # "data: x" is ("data:", " ", "x"); "data:" alone is ("data:", "", ""), the
+            # same field with the same empty value. Anything else before the first
+            # space ("data:x", "id:", ":") is for the decoder.
+            name, _, value = line.partition(" ")
+            if name == "data:":
+                data.append(value)
+            elif name == "event:":
+                event_type = value
             else:  # a comment, `id`, `retry`, a field without its space...: the decoder's own rules
                 decoder.event_type, decoder.data_lines, decoder.retry = event_type, data, retry
                 decoder.feed_line(line)  # never dispatches: the line is not blank

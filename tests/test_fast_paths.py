@@ -15,7 +15,7 @@ from streaming_lib import LineDecoder, SSEDecodeError, SSEDecoder, StreamError, 
 
 # Pieces of a stream: every kind of line, every line ending, and bytes that
 # break UTF-8 or sit on either side of a character boundary.
-PIECES = [b"data: x", b"data:x", b"data: ", b"data:", b"data", b"event: ping", b"event:", b"event: ",
+PIECES = [b"data: x", b"data:x", b"data:x y", b"event:a b", b"data: a b", b" data: x", b"data: ", b"data:", b"data", b"event: ping", b"event:", b"event: ",
           b"id: 7", b"id: a\x00b", b"id", b"retry: 1500", b"retry: 1.5", b": keep-alive", b":", b"other: y",
           b"Data: no", b"data:  two spaces", b"data: caf\xc3\xa9", b"data: \xe5\x8e\x9f\xf0\x9f\x98\x80",
           b"\xc3", b"\xa9", b"\xff", b"\xef\xbb\xbf", b"\n", b"\n", b"\n", b"\r\n", b"\r", b"\n\n", b"\r\n\r\n"]
@@ -72,7 +72,7 @@ def staged_api_events(chunks, strict):
 # event, data that is JSON or not, not an object, null, too deep, a lone
 # surrogate escape (which jiter refuses), split over two `data:` lines.
 API_PIECES = [b"event: content_block_delta", b"event: ping", b"event: error", b"event: message",
-              b"event: ", b"event: other", b'data: {"type": "ping"}', b'data: {"type": "error", "error": {"type": "x"}}',
+              b"event: ", b"event:ping", b"event:ping x", b"event: other", b'data: {"type": "ping"}', b'data: {"type": "error", "error": {"type": "x"}}',
               b'data: {"type": "message_stop"}', b"data: [1, 2]", b"data: 0", b"data: null", b"data: {bad",
               b'data: {"a": "\\ud800"}', b"data: " + b"[" * 201 + b"]" * 201, b"data: {", b'data: "type": "x"}',
               b"data:", b"id: 1", b": comment", b"retry: 5", b"\xff", b"\n", b"\n", b"\n", b"\n\n", b"\r\n"]
