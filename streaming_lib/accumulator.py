@@ -232,17 +232,11 @@ class MessageAccumulator:
 
     def _on_content_block_delta(self, event: dict[str, Any]) -> None:
         index, delta = event["index"], event["delta"]
-        content = self._message["content"]  # type: ignore[index]
-        if type(index) is not int or not 0 <= index < len(content) or index in self.stopped:
-            raise self._not_open(index, "content_block_delta")
-        kind = delta["type"]
-        if kind == "input_json_delta":  # first: a long tool input is tens of thousands of these
-            parts = self._json_parts.get(index)  # a list for every tool block that content_block_start opened
-            if parts is None:
-                block_type = content[index].get("type")
-                if block_type in TOOL_BLOCK_TYPES:  # one that came whole in message_start
-                    raise self._error(EventOrderError, f"{kind} for block {index}, which came whole in message_start", index=index)
-                raise self._wrong_block(kind, block_type, index)
+        # First, the fast way for an open tool block's next input fragment: a long
+        # tool input is tens of thousands of them. `_json_parts` has a list for
+        # every tool block that content_block_start opened, so no other check is needed.
+        parts = self._json_parts.get(index) if type(index) is int else None
+        if parts is not None and index not in self.stopped and delta["type"] == "input_json_delta":
             fragment = delta["partial_json"]
             if type(fragment) is not str:
                 raise self._not_text(delta, "partial_json", index)
@@ -254,8 +248,12 @@ class MessageAccumulator:
                 except PartialJSONError:
                     pass
             return
-        block = content[index]
-        block_type = block.get("type")
+        block = self._open_block(index, "content_block_delta")
+        kind, block_type = delta["type"], block.get("type")
+        if kind == "input_json_delta":  # a block that is not an open tool block
+            if block_type in TOOL_BLOCK_TYPES:  # one that came whole in message_start
+                raise self._error(EventOrderError, f"{kind} for block {index}, which came whole in message_start", index=index)
+            raise self._wrong_block(kind, block_type, index)
         if kind in TEXT_DELTAS:
             expected, field = TEXT_DELTAS[kind]
             if block_type != expected:
@@ -318,14 +316,11 @@ class MessageAccumulator:
 
     def _open_block(self, index: int, kind: str) -> dict[str, Any]:
         content = self._message["content"]  # type: ignore[index]
-        if type(index) is not int or not 0 <= index < len(content) or index in self.stopped:  # as _is_index, without the call
-            raise self._not_open(index, kind)
+        if not _is_index(index) or not 0 <= index < len(content):
+            raise self._error(EventOrderError, f"{kind} for block {index!r}, which never started", index=index)
+        if index in self.stopped:
+            raise self._error(EventOrderError, f"{kind} for block {index}, which already stopped", index=index)
         return content[index]
-
-    def _not_open(self, index: Any, kind: str) -> StreamError:
-        if type(index) is int and 0 <= index < len(self._message["content"]):  # type: ignore[index]
-            return self._error(EventOrderError, f"{kind} for block {index}, which already stopped", index=index)
-        return self._error(EventOrderError, f"{kind} for block {index!r}, which never started", index=index)
 
     def _wrong_block(self, kind: str, block_type: Any, index: int) -> StreamError:
         return self._error(EventOrderError, f"{kind} for block {index}, a {block_type} block", index=index)
