@@ -30,6 +30,8 @@ from .sse import ServerSentEvent, SSEDecoder
 
 # SSE event names that decide the event whatever its data (see `decode_event`).
 NAMES_OVER_DATA = frozenset({"message", "ping", "error"})
+# The same as bytes, and "" (no `event:` line: the name is "message"), for `iter_events`.
+_NAMES_OVER_DATA_BYTES = frozenset({b"", *(name.encode() for name in NAMES_OVER_DATA)})
 
 
 def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
@@ -85,48 +87,51 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[An
     The same events, and the same errors, as `decode_event(sse, n)` for every
     `sse` of `iter_sse(chunks, strict=strict)`, leaving out the Nones, where
     `n` counts the events yielded so far plus one (1-based, as
-    `MessageAccumulator.event_number` will count them once fed). Faster, as it
-    runs for every event of a stream: the loop of `iter_sse` is repeated here
-    so that a plain event (named, but not `message`, `ping` or `error`, with
-    data that jiter reads) goes from its lines to its value without a
-    `ServerSentEvent` in between. Every other event is built and handed to
-    `decode_event`. `tests/test_fast_paths.py` checks that both ways agree.
+    `MessageAccumulator.event_number` will count them once fed).
+
+    Faster, as it runs for every event of a stream: the loop of `iter_sse` is
+    repeated here on lines that are still bytes (`LineDecoder.feed_each(...,
+    decode=False)`), so a plain event (named, but not `message`, `ping` or
+    `error`, with data that jiter reads) goes from its lines to its value
+    without being decoded to str, encoded back for jiter, or made a
+    `ServerSentEvent`. Every other event is decoded and handed to
+    `decode_event`; other lines go to `SSEDecoder.feed_line`.
+    `tests/test_fast_paths.py` checks that both ways agree.
 
     Raises `SSEDecodeError` (strict mode, invalid UTF-8) and `EventDataError`.
     """
     lines, decoder = LineDecoder(strict=strict), SSEDecoder()
-    event_type, data, number = "", [], 0
-    for batch in lines.feed_each(chunks):
+    event_type, data, number = b"", [], 0
+    for batch in lines.feed_each(chunks, decode=False):
         for line in batch:
             if not line:  # dispatch, as in `iter_sse`
                 if data:
-                    text = "\n".join(data)
-                    event = None
-                    if event_type and event_type not in NAMES_OVER_DATA:
+                    text, event = b"\n".join(data), None
+                    if event_type not in _NAMES_OVER_DATA_BYTES:
                         try:
-                            event = jiter.from_json(text.encode())  # what `load_json` tries first
-                        except ValueError:
+                            event = jiter.from_json(text)  # what `load_json` tries first
+                        except ValueError:  # also bytes that are not UTF-8
                             pass
                     if event is None:  # not read above, or `null`: `decode_event` decides
-                        event = decode_event(ServerSentEvent(event_type or "message", text), number + 1)
+                        name = event_type.decode("utf-8", "replace") or "message"
+                        event = decode_event(ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1)
                     if event is not None:
                         number += 1
                         yield event
                     data = []
-                event_type = ""
+                event_type = b""
                 continue
-            # "data: x" is ("data:", " ", "x"); "data:" alone is ("data:", "", ""), the
-            # same field with the same empty value. Anything else before the first
-            # space ("data:x", "id:", ":") is for the decoder.
-            name, _, value = line.partition(" ")
-            if name == "data:":
+            name, _, value = line.partition(b" ")  # as in `iter_sse`
+            if name == b"data:":
                 data.append(value)
-            elif name == "event:":
+            elif name == b"event:":
                 event_type = value
             else:  # a comment, `id`, `retry`, a field without its space...: the decoder's own rules
-                decoder.event_type, decoder.data_lines = event_type, data
-                decoder.feed_line(line)  # never dispatches: the line is not blank
-                event_type, data = decoder.event_type, decoder.data_lines
+                decoder.event_type, decoder.data_lines = None, []  # type: ignore[assignment]
+                decoder.feed_line(line.decode("utf-8", "replace"))  # never dispatches: not blank
+                if decoder.event_type is not None:  # it was an `event` field
+                    event_type = decoder.event_type.encode()
+                data += [value.encode() for value in decoder.data_lines]  # a `data` field
     lines.flush()  # as in `iter_sse`: strict mode raises for a bad last line
 
 

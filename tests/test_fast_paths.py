@@ -75,9 +75,13 @@ API_PIECES = [b"event: content_block_delta", b"event: ping", b"event: error", b"
               b"event: ", b"event:ping", b"event:ping x", b"event: other", b'data: {"type": "ping"}', b'data: {"type": "error", "error": {"type": "x"}}',
               b'data: {"type": "message_stop"}', b"data: [1, 2]", b"data: 0", b"data: null", b"data: {bad",
               b'data: {"a": "\\ud800"}', b"data: " + b"[" * 201 + b"]" * 201, b"data: {", b'data: "type": "x"}',
-              b"data:", b"id: 1", b": comment", b"retry: 5", b"\xff", b"\n", b"\n", b"\n", b"\n\n", b"\r\n"]
+              b"data:", b"data", b"data:0", b"data:{\"type\": \"x\"}", b"event", b"event:ping", b"event:b c",
+              b"id: 1", b": comment", b"retry: 5", b"\xff", b"\n", b"\n", b"\n", b"\n\n", b"\r\n"]
 
-api_streams = st.lists(st.sampled_from(API_PIECES), max_size=30).map(b"".join)
+# Each piece mostly ends its line, and a blank line (b"" then an end) dispatches.
+api_streams = st.lists(st.tuples(st.sampled_from(API_PIECES + [b""] * 8),
+                                 st.sampled_from([b"\n"] * 8 + [b"\r\n", b"\r", b""])),
+                       max_size=30).map(lambda pairs: b"".join(piece + end for piece, end in pairs))
 
 
 @settings(max_examples=600, deadline=None)
@@ -120,6 +124,19 @@ def test_feed_each_yields_what_feed_returns_chunk_by_chunk(stream):
     decoder = LineDecoder()
     expected = [lines for lines in map(decoder.feed, chunks) if lines]
     assert list(LineDecoder().feed_each(chunks)) == expected
+
+
+@settings(max_examples=600, deadline=None)
+@given(chunkings(), st.booleans())
+def test_feed_each_without_decoding_gives_the_same_lines_as_utf_8_bytes(stream, strict):
+    raw, chunks = stream
+
+    def decoded_later():
+        for batch in LineDecoder(strict=strict).feed_each(chunks, decode=False):
+            assert batch and all(type(line) is bytes for line in batch)
+            yield [line.decode("utf-8", "replace") for line in batch]
+
+    assert run(decoded_later) == run(lambda: LineDecoder(strict=strict).feed_each(chunks))
 
 
 def test_feed_each_stopped_early_leaves_the_decoder_where_it_was():
