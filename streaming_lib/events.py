@@ -11,8 +11,8 @@ SDK follows for the event name; `iter_events` does the whole way from bytes,
 for speed. Deliberately not handled here: what the events mean, in which
 order they may come (`accumulator.py`).
 
-    >>> list(iter_events([b'event: ping\\ndata: {"type": "ping"}\\n\\n']))
-    [{'type': 'ping'}]
+    >>> list(iter_events([b'event: message_stop\\ndata: {"type": "message_stop"}\\n\\n']))
+    [{'type': 'message_stop'}]
 """
 
 from __future__ import annotations

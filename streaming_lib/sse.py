@@ -131,7 +131,7 @@ def iter_sse(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[Serve
 
     The same events as `parse_sse(iter_lines(chunks))`, faster: this loop runs
     for every line of a stream, so it handles the two lines a stream is made of
-    itself (`data: ...` and `event: ...`, with their one space, or none) and the blank
+    itself (`data: ...` and `event: ...`, split once at their first space) and the blank
     line that dispatches; every other line goes through `SSEDecoder.feed_line`.
     """
     lines, decoder = LineDecoder(strict=strict), SSEDecoder()
