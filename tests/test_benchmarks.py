@@ -108,3 +108,12 @@ def test_the_command_line_runs_one_benchmark_and_writes_where_told(monkeypatch, 
 
 def test_sizes_print_in_binary_units():
     assert [size_text(n) for n in (1, 64, 4096, 16384, 1048576)] == ["1 B", "64 B", "4 KiB", "16 KiB", "1 MiB"]
+
+
+def test_an_sdk_run_predicted_to_be_slow_is_made_twice_and_a_fast_one_every_time(monkeypatch):
+    from benchmarks import preview
+
+    monkeypatch.setattr(preview, "SDK_SLOW", 0.0)  # every prediction counts as slow
+    rows = preview.run([1024, 2048, 4096], repeats=3, sdk_budget=1000.0, log=lambda line: None)["rows"]
+    # The first two sizes have no prediction yet (it needs two measured sizes).
+    assert [row["sdk_runs"] for row in rows] == [3, 3, preview.SDK_SLOW_RUNS] and preview.SDK_SLOW_RUNS == 2
