@@ -195,7 +195,7 @@ class MessageAccumulator:
         try:
             handler(self, event)
         except (KeyError, TypeError, AttributeError) as missing:
-            raise self._error(EventDataError, f"malformed {kind}: {missing!r}", data=json.dumps(event)) from None
+            raise self._error(EventDataError, f"malformed {kind}: {missing!r}", data=json.dumps(event), index=event.get("index")) from None
 
     def _on_ping(self, event: dict[str, Any]) -> None:
         pass  # keeps idle connections open; carries nothing
@@ -223,7 +223,7 @@ class MessageAccumulator:
             raise self._error(EventOrderError, f"content_block_start for index {index!r}, expected {len(content)}", index=index)
         field = TEXT_FIELDS.get(block.get("type"))
         if field and not isinstance(block.get(field, ""), str):
-            raise self._error(EventDataError, f"a {block['type']} block whose {field!r} is not a string", data=json.dumps(event), index=index)
+            raise self._error(EventDataError, f"a block of type {block['type']} whose {field!r} is not a string", data=json.dumps(event), index=index)
         block = copy.deepcopy(block)
         content.append(block)  # blocks of unknown types are kept as they came
         if block.get("type") in TOOL_BLOCK_TYPES:
@@ -326,10 +326,12 @@ class MessageAccumulator:
         return self._error(EventOrderError, f"{kind} for block {index}, a {block_type} block", index=index)
 
     def _not_text(self, delta: dict[str, Any], field: str, index: int) -> StreamError:
-        return self._error(EventDataError, f"a {delta['type']} whose {field!r} is not a string", data=json.dumps(delta), index=index)
+        return self._error(EventDataError, f"{delta['type']} with a {field!r} that is not a string", data=json.dumps(delta), index=index)
 
     def _error(self, cls: type[StreamError], text: str, **details: Any) -> StreamError:
         where = f"event {self.event_number}: "
+        if not _is_index(details.get("index")):  # `.index` is a block index or None; the text
+            details.pop("index", None)          # shows any other value that came
         partial = self.snapshot() if self._message is not None else None
         return cls(where + text, partial=partial, event_number=self.event_number, **details)
 

@@ -49,7 +49,8 @@ def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
       count in the event numbers that errors give.)
 
     Raises `EventDataError`, naming event `number`, when any other event's data
-    is not JSON, is `null`, or is nested inside more than 200 lists or objects.
+    is not JSON, is `null`, is nested inside more than 200 lists or objects, or
+    holds an integer of over 4300 digits (Python's limit for `int`).
     Other values that are not objects are returned as they are: the accumulator
     rejects them."""
     name, data = sse.event, sse.data

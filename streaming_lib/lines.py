@@ -147,7 +147,8 @@ class LineDecoder:
 
     def feed_each(self, chunks: Iterable[bytes], *, decode: bool = True) -> Iterator[list]:
         """Feed every chunk of `chunks` in turn (bytes); yield the lines each one
-        completes (a non-empty list of str), exactly as calling `feed` would.
+        completes (a non-empty list of str, or of bytes with `decode=False`),
+        exactly as calling `feed` would.
 
         The fast path for a whole stream, used by `iter_lines` and `iter_sse`.
         Most chunks of most streams are plain: lines end with LF alone, no
@@ -160,7 +161,9 @@ class LineDecoder:
         `iter_events`): a plain chunk is split before it is decoded, and not
         decoded at all, which is safe because no UTF-8 character contains the
         byte of LF (or of CR). `line.decode("utf-8", "replace")` then gives the
-        line `decode=True` gives; a line with invalid bytes keeps them as sent.
+        line `decode=True` gives. Invalid bytes in a plain chunk stay as sent;
+        the other chunks are decoded as `feed` decodes them and encoded back,
+        so theirs are already U+FFFD (or raise, in strict mode).
 
         Until the generator ends (or is closed), `feed`, `flush` and another
         `feed_each` on this decoder raise RuntimeError; `pending` and `offset`

@@ -357,7 +357,7 @@ def test_an_error_event_without_details_still_says_what_it_is():
 
 @pytest.mark.parametrize("text", [None, 7, ["a"]])
 def test_a_text_delta_whose_text_is_not_a_string_is_a_data_error(text):
-    with pytest.raises(EventDataError, match="'text' is not a string") as caught:
+    with pytest.raises(EventDataError, match="text_delta with a 'text' that is not a string") as caught:
         fed(START, block_start(0, {"type": "text", "text": ""}), delta(0, type="text_delta", text=text))
     assert caught.value.partial["content"] == [{"type": "text", "text": ""}]
 
@@ -505,3 +505,24 @@ def test_an_error_whose_type_is_not_a_string_is_still_an_api_stream_error():
     with pytest.raises(APIStreamError) as caught:
         accumulate(raw)
     assert caught.value.retryable is False
+
+
+def test_an_error_about_a_block_names_its_index_only_when_it_is_one():
+    acc = fed(START, block_start(0, {"type": "tool_use", "id": "t", "name": "f", "input": {}}))
+    with pytest.raises(EventDataError, match=r"malformed content_block_delta") as malformed:
+        acc.feed({"type": "content_block_delta", "index": 0, "delta": None})
+    assert malformed.value.index == 0
+    with pytest.raises(EventDataError, match=r"^event 4: input_json_delta with a 'partial_json' that is not a string") as not_text:
+        acc.feed(delta(0, type="input_json_delta", partial_json=5))
+    assert not_text.value.index == 0
+    for wrong in ("0", True, 0.0, None):  # said in the text, but `.index` is a block index or None
+        with pytest.raises(EventOrderError, match=r"which never started") as caught:
+            acc.feed(delta(wrong, type="input_json_delta", partial_json="{"))
+        assert caught.value.index is None and repr(wrong) in str(caught.value)
+
+
+def test_input_json_delta_for_a_tool_block_that_came_whole_in_message_start_is_an_order_error():
+    whole = {**START, "message": {**START["message"], "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {"a": 1}}]}}
+    with pytest.raises(EventOrderError, match=r"block 0, which came whole in message_start") as caught:
+        fed(whole, delta(0, type="input_json_delta", partial_json="{"))
+    assert caught.value.index == 0 and caught.value.partial["content"][0]["input"] == {"a": 1}
