@@ -101,10 +101,12 @@ class LineDecoder:
     def feed(self, chunk: bytes) -> list[str]:
         """Add one network chunk; return the lines it completes (list of str).
 
-        Raises RuntimeError while a `feed_each` over this decoder is under way."""
+        `chunk` is bytes (a bytearray or memoryview is copied to bytes first).
+        Raises TypeError for anything else, such as str, and RuntimeError while
+        a `feed_each` over this decoder is under way."""
         if self._feeding_each:
             raise RuntimeError("feed() while a feed_each() over this decoder is under way: finish or close it first")
-        return self._feed(chunk)
+        return self._feed(chunk if type(chunk) is bytes else _as_bytes(chunk))
 
     def _feed(self, chunk: bytes) -> list[str]:
         start = self._fed - len(self._pending)  # where `pending` starts in the stream
@@ -155,7 +157,8 @@ class LineDecoder:
         strict decoding, the byte order mark already behind. Those are split
         here, with the state in local variables and no method call per chunk:
         about 0.5 µs a 64-byte chunk where `feed` takes 0.9 µs (measured; see
-        benchmarks/README.md). Any other chunk is handled exactly as `feed` handles it.
+        benchmarks/README.md). Any other chunk is handled exactly as `feed` handles it
+        (and a chunk that is not bytes is taken as `feed` takes it).
 
         `decode=False` yields each line as UTF-8 bytes instead (used by
         `iter_events`): a plain chunk is split before it is decoded, and not
@@ -177,6 +180,8 @@ class LineDecoder:
         pending, fed, careful = self._pending, self._fed, self._careful
         try:
             for chunk in chunks:
+                if type(chunk) is not bytes:
+                    chunk = _as_bytes(chunk)
                 if careful or CR in chunk:
                     self._fed = fed
                     try:
@@ -257,6 +262,16 @@ class LineDecoder:
             # Python's replacement follows the same "maximal subpart" rule as
             # the WHATWG UTF-8 decoder: one U+FFFD per broken sequence.
             return raw.decode("utf-8", errors="replace")
+
+
+def _as_bytes(chunk: object) -> bytes:
+    """A chunk that is not bytes: a copy of a bytes-like one, or TypeError."""
+    if isinstance(chunk, str):
+        raise TypeError("a chunk must be bytes, not str: the stream is read as bytes, then decoded")
+    try:
+        return bytes(memoryview(chunk))  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"a chunk must be bytes, not {type(chunk).__name__}") from None
 
 
 def iter_lines(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[str]:

@@ -151,3 +151,22 @@ def test_strict_mode_keeps_the_lines_before_a_bad_byte_whatever_the_chunking():
 def test_a_stream_of_only_a_byte_order_mark_has_no_lines():
     assert lines_of(b"\xef\xbb\xbf") == []
     assert lines_of(b"\xef\xbb", b"\xbf") == []
+
+
+@pytest.mark.parametrize("kind", [bytearray, memoryview])
+def test_chunks_that_are_bytes_like_give_the_lines_bytes_give(kind):
+    raw = b"\xef\xbb\xbfdata: caf\xc3\xa9\r\n\r\nevent: x\ndata: \xe5\x8e\x9f\n\n"
+    for size in (1, 3, 7, len(raw)):
+        chunks = [raw[i:i + size] for i in range(0, len(raw), size)]
+        expected = list(iter_lines(chunks))
+        assert list(iter_lines([kind(chunk) for chunk in chunks])) == expected
+        decoder = LineDecoder()
+        assert [line for chunk in chunks for line in decoder.feed(kind(chunk))] + decoder.flush() == expected
+
+
+@pytest.mark.parametrize("chunk", ["data: x\n", 5, None])
+def test_a_chunk_that_is_not_bytes_is_a_type_error_that_says_so(chunk):
+    with pytest.raises(TypeError, match="a chunk must be bytes, not"):
+        list(iter_lines([b"data: a\n", chunk]))
+    with pytest.raises(TypeError, match="a chunk must be bytes, not"):
+        LineDecoder().feed(chunk)
