@@ -171,10 +171,10 @@ class PartialJSONParser:
                 pos = self._state(fragment, pos)
         except PartialJSONError as exc:
             self.error = exc
-            self.position += end
             raise
-        self.position += end
-        if self._fresh < len(self._pieces) and self._reading == "string" and self._track:
+        finally:
+            self.position += end
+        if self._reading == "string" and self._track and self._fresh < len(self._pieces):
             self._report_new_text()
         return changes
 
