@@ -195,7 +195,7 @@ class MessageAccumulator:
         try:
             handler(self, event)
         except (KeyError, TypeError, AttributeError) as missing:
-            raise self._error(EventDataError, f"malformed {kind}: {missing!r}", data=json.dumps(event), index=event.get("index")) from None
+            raise self._error(EventDataError, f"malformed {kind}: {missing!r}", data=_as_text(event), index=event.get("index")) from None
 
     def _on_ping(self, event: dict[str, Any]) -> None:
         pass  # keeps idle connections open; carries nothing
@@ -213,7 +213,7 @@ class MessageAccumulator:
             raise self._error(EventOrderError, "a second message_start")
         message = event["message"]
         if not isinstance(message, dict) or not isinstance(message.get("content") or [], list):
-            raise self._error(EventDataError, "message_start needs a 'message' object whose 'content' is a list", data=json.dumps(event))
+            raise self._error(EventDataError, "message_start needs a 'message' object whose 'content' is a list", data=_as_text(event))
         self._message = copy.deepcopy(message)
         self._message["content"] = list(self._message.get("content") or [])
 
@@ -223,7 +223,7 @@ class MessageAccumulator:
             raise self._error(EventOrderError, f"content_block_start for index {index!r}, expected {len(content)}", index=index)
         field = TEXT_FIELDS.get(block.get("type"))
         if field and not isinstance(block.get(field, ""), str):
-            raise self._error(EventDataError, f"a block of type {block['type']} whose {field!r} is not a string", data=json.dumps(event), index=index)
+            raise self._error(EventDataError, f"a block of type {block['type']} whose {field!r} is not a string", data=_as_text(event), index=index)
         block = copy.deepcopy(block)
         content.append(block)  # blocks of unknown types are kept as they came
         if block.get("type") in TOOL_BLOCK_TYPES:
@@ -326,7 +326,7 @@ class MessageAccumulator:
         return self._error(EventOrderError, f"{kind} for block {index}, a {block_type} block", index=index)
 
     def _not_text(self, delta: dict[str, Any], field: str, index: int) -> StreamError:
-        return self._error(EventDataError, f"{delta['type']} with a {field!r} that is not a string", data=json.dumps(delta), index=index)
+        return self._error(EventDataError, f"{delta['type']} with a {field!r} that is not a string", data=_as_text(delta), index=index)
 
     def _error(self, cls: type[StreamError], text: str, **details: Any) -> StreamError:
         where = f"event {self.event_number}: "
@@ -350,6 +350,12 @@ HANDLERS = {
 }
 
 
+def _as_text(value: Any) -> str:
+    """An event (or part of one) as JSON text for an error's `.data`; a value JSON
+    cannot hold (one built in Python, not decoded) is written as its repr."""
+    return json.dumps(value, default=repr)
+
+
 def _is_index(value: Any) -> bool:
     return type(value) is int  # not a bool, a float or a string that looks like one
 
@@ -362,7 +368,7 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict
     """
     if isinstance(source, str):
         raise TypeError("accumulate() takes the stream's bytes (or an iterable of byte chunks), not str")
-    chunks = [source] if isinstance(source, (bytes, bytearray)) else source
+    chunks = [source] if isinstance(source, (bytes, bytearray, memoryview)) else source
     acc = MessageAccumulator()
     events: list[Any] = []
     try:

@@ -526,3 +526,17 @@ def test_input_json_delta_for_a_tool_block_that_came_whole_in_message_start_is_a
     with pytest.raises(EventOrderError, match=r"block 0, which came whole in message_start") as caught:
         fed(whole, delta(0, type="input_json_delta", partial_json="{"))
     assert caught.value.index == 0 and caught.value.partial["content"][0]["input"] == {"a": 1}
+
+
+def test_accumulate_takes_the_stream_as_any_bytes_like_object():
+    raw = read_fixture()
+    assert accumulate(memoryview(raw)) == accumulate(bytearray(raw)) == accumulate(raw)
+
+
+def test_an_event_built_in_python_with_a_value_json_cannot_hold_still_gives_a_stream_error():
+    acc = fed(START, block_start(0, {"type": "tool_use", "id": "t", "name": "f", "input": {}}))
+    with pytest.raises(EventDataError, match="'partial_json' that is not a string") as caught:
+        acc.feed(delta(0, type="input_json_delta", partial_json=b"{}"))
+    assert json.loads(caught.value.data)["partial_json"] == "b'{}'"
+    with pytest.raises(EventDataError, match="malformed content_block_delta"):
+        acc.feed({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta"}, "extra": {1, 2}})

@@ -170,3 +170,8 @@ def test_a_chunk_that_is_not_bytes_is_a_type_error_that_says_so(chunk):
         list(iter_lines([b"data: a\n", chunk]))
     with pytest.raises(TypeError, match="a chunk must be bytes, not"):
         LineDecoder().feed(chunk)
+
+
+def test_passing_the_stream_itself_instead_of_its_chunks_says_what_to_pass():
+    with pytest.raises(TypeError, match=r"pass a list of chunks, \[raw\], not raw itself"):
+        list(iter_lines(b"data: x\n\n"))

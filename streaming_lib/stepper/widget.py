@@ -40,7 +40,7 @@ def read_source(source: str | Path | bytes | None) -> tuple[bytes, str]:
     name ("truncated" for fixtures/truncated.sse), or None for the course fixture."""
     if source is None:
         source = MAIN_FIXTURE
-    if isinstance(source, (bytes, bytearray)):
+    if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source), f"{len(source)} bytes"
     path = Path(source)
     named = FIXTURES_DIR / f"{source}.sse"
