@@ -28,10 +28,10 @@ from .lines import LineDecoder
 from .partial_json import JITER_MAX_DEPTH
 from .sse import ServerSentEvent, SSEDecoder
 
-# SSE event names that decide the event whatever its data (see `decode_event`).
-NAMES_OVER_DATA = frozenset({"message", "ping", "error"})
-# The same as bytes, and "" (no `event:` line: the name is "message"), for `iter_events`.
-_NAMES_OVER_DATA_BYTES = frozenset({b"", *(name.encode() for name in NAMES_OVER_DATA)})
+# Event names, as the bytes of an `event:` line, that `iter_events` leaves to
+# `decode_event`: the three that decide the event whatever its data, and ""
+# (no `event:` line: the name is "message").
+_NAMES_FOR_DECODE_EVENT = frozenset({b"message", b"ping", b"error", b""})
 
 
 def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
@@ -108,7 +108,7 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[An
             if not line:  # dispatch, as in `iter_sse`
                 if data:
                     text, event = b"\n".join(data), None
-                    if event_type not in _NAMES_OVER_DATA_BYTES:
+                    if event_type not in _NAMES_FOR_DECODE_EVENT:
                         try:
                             event = jiter.from_json(text)  # what `load_json` tries first
                         except ValueError:  # also bytes that are not UTF-8

@@ -269,7 +269,7 @@ def _as_bytes(chunk: object) -> bytes:
     if isinstance(chunk, str):
         raise TypeError("a chunk must be bytes, not str: the stream is read as bytes, then decoded")
     if type(chunk) is int:  # what iterating over one bytes object gives
-        raise TypeError(f"a chunk must be bytes, not {type(chunk).__name__}: pass a list of chunks, [raw], not raw itself")
+        raise TypeError("a chunk must be bytes, not int: pass a list of chunks, [raw], not raw itself")
     try:
         return bytes(memoryview(chunk))  # type: ignore[arg-type]
     except TypeError:
