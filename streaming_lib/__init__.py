@@ -6,6 +6,7 @@
 `iter_sse` and `iter_events` run the first stages in one loop, for speed.
 
 `partial_json.py` previews tool input while it streams (display only);
+`tool_calls.py` says whether a finished tool call may run, and why;
 `sdk.py` checks every result against the real `anthropic` SDK.
 """
 
@@ -23,6 +24,7 @@ from .errors import (
 from .lines import LineDecoder, iter_lines
 from .partial_json import PartialJSONError, PartialJSONParser, parse_partial_json
 from .sse import ServerSentEvent, SSEDecoder, iter_sse, parse_sse
+from .tool_calls import ToolCallVerdict, tool_call_verdict
 
 __all__ = [
     "APIStreamError",
@@ -37,6 +39,7 @@ __all__ = [
     "SSEDecoder",
     "ServerSentEvent",
     "StreamError",
+    "ToolCallVerdict",
     "ToolInputJSONError",
     "accumulate",
     "decode_event",
@@ -45,4 +48,5 @@ __all__ = [
     "iter_sse",
     "parse_partial_json",
     "parse_sse",
+    "tool_call_verdict",
 ]

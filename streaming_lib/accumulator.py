@@ -14,7 +14,8 @@ API reference, "Streaming Messages"):
 with `ping` anywhere after `message_start` and `error` anywhere at all.
 `MessageAccumulator` applies each event to a snapshot of the message: a delta
 goes to the block at its `index`; a tool block's `input_json_delta` fragments
-are only text until `content_block_stop`, where they are parsed once.
+are only text until `content_block_stop`, where they are parsed once. Whether
+that input may be run is judged only at the end (`tool_calls.py`).
 
 Deliberately not handled here: bytes, lines and SSE fields (earlier stages);
 `accumulate()` at the end of this module only chains the stages together.
@@ -44,6 +45,7 @@ from .errors import (
 )
 from .events import decode_event, iter_events, load_json  # noqa: F401 (decode_event: also imported from here)
 from .partial_json import Change, PartialJSONError, PartialJSONParser
+from .tool_calls import CUT_OFF_STOP_REASONS, ToolCallVerdict, tool_call_verdict
 
 # Blocks whose `input` arrives as `input_json_delta` fragments.
 TOOL_BLOCK_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
@@ -79,6 +81,10 @@ class MessageAccumulator:
       changed in it (`SetValue`, `AppendString`, `EndValue`), so a preview can
       follow the input in O(n) in total instead of re-parsing it per fragment.
     - `stopped`: the block indices whose `content_block_stop` arrived.
+    - `input_errors[index]`: the `ToolInputJSONError` of a tool block whose input
+      was not a valid JSON object at its stop. Not raised there: the stop reason
+      that explains it (`max_tokens`) comes later, so `final_message()` decides.
+    - `tool_call_verdict(index)`: may that tool call run, and why (or why not).
     - `event_number`: events fed so far (1-based numbers in errors).
 
     `feed(event)` raises the `StreamError` subclasses of `errors.py`.
@@ -89,6 +95,7 @@ class MessageAccumulator:
         self.complete = False
         self.event_number = 0
         self.stopped: set[int] = set()
+        self.input_errors: dict[int, ToolInputJSONError] = {}
         self.input_parsers: dict[int, PartialJSONParser] = {}
         # Fragments of each tool block's input. Joined on demand: a 1 MiB input
         # in 16-byte fragments would cost gigabytes of copying with `+=`.
@@ -118,21 +125,27 @@ class MessageAccumulator:
         """Indices of the blocks not complete: no `content_block_stop` yet, or a tool
         input that failed to parse at it."""
         content = self._message["content"] if self._message else []
-        return [index for index in range(len(content)) if index not in self.stopped]
+        return [index for index in range(len(content)) if index not in self.stopped or index in self.input_errors]
 
-    def is_safe_to_execute(self, index: int) -> bool:
-        """May the tool call in block `index` be run? Only if the message is complete, its
-        `stop_reason` is not `max_tokens`, and the block is a tool block whose stop arrived
-        (so its input was parsed strictly). Checking the input against the tool's
-        schema is still the caller's job."""
-        message = self._message
-        return (
-            message is not None
-            and self.complete
-            and message.get("stop_reason") != "max_tokens"
-            and index in self.stopped
-            and message["content"][index].get("type") in TOOL_BLOCK_TYPES
+    def tool_call_verdict(self, index: int, schema: dict[str, Any] | None = None) -> ToolCallVerdict:
+        """May the tool call in block `index` run? A `ToolCallVerdict` with `.runnable`
+        (bool) and `.reason` (a sentence). Runnable only for a client `tool_use` block
+        whose stop arrived with a valid JSON object as input (matching `schema`, the
+        tool's `input_schema`, if given), in a message that got `message_stop` with
+        `stop_reason` "tool_use". The rules and their sources: `tool_calls.py`."""
+        error = self.input_errors.get(index)
+        return tool_call_verdict(
+            self.message,
+            index,
+            complete=self.complete,
+            stopped=index in self.stopped,
+            input_error=error.problem if error is not None else None,
+            schema=schema,
         )
+
+    def is_safe_to_execute(self, index: int, schema: dict[str, Any] | None = None) -> bool:
+        """`tool_call_verdict(index, schema).runnable`."""
+        return self.tool_call_verdict(index, schema).runnable
 
     def input_snapshot(self, index: int, *, trailing_strings: bool = False) -> Any:
         """The best value of tool block `index`'s input so far (display only).
@@ -165,13 +178,25 @@ class MessageAccumulator:
             error.partial = self.snapshot()
 
     def final_message(self) -> dict[str, Any]:
-        """The finished message (a new dict); raises `IncompleteStreamError` before `message_stop`."""
+        """The finished message (a new dict).
+
+        Raises `IncompleteStreamError` before `message_stop`, and the
+        `ToolInputJSONError` of the first tool block whose input was not a valid
+        JSON object at its stop, unless the stop reason says the output was cut
+        off (`max_tokens`, `model_context_window_exceeded`): then the message is
+        returned, that block holding its best partial input (and its verdict
+        says it may not run)."""
         if not self.complete:
             raise IncompleteStreamError(
                 f"the stream ended after event {self.event_number} without message_stop",
                 partial=self.snapshot(),
                 event_number=self.event_number,
             )
+        stop_reason = self._message.get("stop_reason")  # type: ignore[union-attr]
+        if self.input_errors and stop_reason not in CUT_OFF_STOP_REASONS:
+            error = self.input_errors[min(self.input_errors)]
+            error.stop_reason, error.partial = stop_reason, self.snapshot()
+            raise error
         return self.snapshot()  # type: ignore[return-value]
 
     # -- applying events ---------------------------------------------------
@@ -276,13 +301,17 @@ class MessageAccumulator:
     def _on_content_block_stop(self, event: dict[str, Any]) -> None:
         index = event["index"]
         block = self._open_block(index, "content_block_stop")
+        self.stopped.add(index)
         if index in self._json_parts:
             raw = "".join(self._json_parts[index])
             if raw:  # no fragments, or only empty ones: the input stays as started, `{}`
-                block["input"] = self._parse_tool_input(raw, index)
-        # Only now is the block complete: a block whose input failed to parse
-        # stays incomplete, so error snapshots show its best partial input.
-        self.stopped.add(index)
+                try:
+                    block["input"] = self._parse_tool_input(raw, index)
+                except ToolInputJSONError as error:
+                    # Not raised yet: a gateway may send this stop for a block that
+                    # max_tokens cut, and that stop reason only comes in message_delta.
+                    # The block counts as incomplete: snapshots show its best partial input.
+                    self.input_errors[index] = error
 
     def _parse_tool_input(self, raw: str, index: int) -> Any:
         """The one strict parse of a tool's input, at its stop: a JSON object, or ToolInputJSONError."""
@@ -290,10 +319,11 @@ class MessageAccumulator:
             value = load_json(raw)
         except ValueError as error:  # also: over 4300 digits, nested too deep
             why = f"is not valid JSON: {error.msg} (character {error.pos})" if isinstance(error, json.JSONDecodeError) else f"cannot be used: {error}"
-            raise self._error(ToolInputJSONError, f"tool input of block {index} {why}", raw=raw, index=index) from None
-        if not isinstance(value, dict):  # the API's `input` is always an object
-            raise self._error(ToolInputJSONError, f"tool input of block {index} is a JSON {type(value).__name__}, not an object", raw=raw, index=index)
-        return value
+        else:
+            if isinstance(value, dict):  # the API's `input` is always an object
+                return value
+            why = f"is a JSON {type(value).__name__}, not an object"
+        raise self._error(ToolInputJSONError, f"tool input of block {index} {why}", raw=raw, problem=why, index=index)
 
     def _on_message_delta(self, event: dict[str, Any]) -> None:
         message = self._message

@@ -82,9 +82,18 @@ class EventOrderError(StreamError):
 
 
 class ToolInputJSONError(StreamError):
-    """A tool block's `input_json_delta` fragments did not join into valid JSON at its
-    `content_block_stop`; `.raw` keeps the joined text."""
+    """A tool block's `input_json_delta` fragments did not join into a valid JSON object
+    at its `content_block_stop`, and the message did not stop for a reason that explains
+    it (`max_tokens`, `model_context_window_exceeded`: the output was cut off).
 
-    def __init__(self, message: str, *, raw: str, **where: Any) -> None:
+    Raised once the whole stream was read, since the stop reason comes after the
+    block's stop. `.raw` keeps the joined text, `.stop_reason` the message's stop
+    reason (None if the stream ended without one), `.problem` what is wrong with the
+    text ("is not valid JSON: ..."), `.event_number` the block's `content_block_stop`,
+    `.partial` the message with the block's best partial input."""
+
+    def __init__(self, message: str, *, raw: str, problem: str = "", stop_reason: Any = None, **where: Any) -> None:
         super().__init__(message, **where)
         self.raw = raw
+        self.problem = problem
+        self.stop_reason = stop_reason

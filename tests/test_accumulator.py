@@ -114,12 +114,17 @@ def test_a_tool_block_with_no_fragments_gets_an_empty_object():
     assert acc.message["content"][0]["input"] == {}
 
 
-def test_invalid_tool_json_at_its_stop_keeps_the_raw_text():
+def test_invalid_tool_json_is_raised_after_the_whole_stream_naming_its_stop_and_keeping_the_raw_text():
     tool = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+    acc = fed(START, block_start(0, tool), delta(0, type="input_json_delta", partial_json='{"a": tru}'), stop(0))
+    assert acc.incomplete_blocks() == [0]  # not raised at the stop: the stop reason comes later
+    for event in (message_delta("tool_use"), {"type": "message_stop"}):
+        acc.feed(event)
     with pytest.raises(ToolInputJSONError) as caught:
-        fed(START, block_start(0, tool), delta(0, type="input_json_delta", partial_json='{"a": tru}'), stop(0))
-    assert caught.value.raw == '{"a": tru}' and caught.value.index == 0
+        acc.final_message()
+    assert caught.value.raw == '{"a": tru}' and caught.value.index == 0 and caught.value.stop_reason == "tool_use"
     assert caught.value.event_number == 4 and "event 4" in str(caught.value)
+    assert caught.value.partial["stop_reason"] == "tool_use"
 
 
 def test_text_deltas_append_to_their_block_by_index():
@@ -337,8 +342,10 @@ def test_a_tool_input_that_goes_bad_midway_is_reported_at_its_stop():
     acc = fed(START, block_start(0, tool), delta(0, type="input_json_delta", partial_json='{"a": ]'))
     assert acc.input_parsers[0].error is not None  # the preview stops here...
     acc.feed(delta(0, type="input_json_delta", partial_json="}"))
-    with pytest.raises(ToolInputJSONError) as caught:  # ...and the stop decides
-        acc.feed(stop(0))
+    for event in (stop(0), message_delta("tool_use"), {"type": "message_stop"}):  # ...the stop parses...
+        acc.feed(event)
+    with pytest.raises(ToolInputJSONError) as caught:  # ...and the end of the stream decides
+        acc.final_message()
     assert caught.value.raw == '{"a": ]}' and caught.value.partial["content"][0]["input"] == {}
 
 
@@ -387,14 +394,16 @@ def test_message_delta_never_changes_the_messages_identity_or_content():
 @pytest.mark.parametrize("raw", ["42", '"abc"', "null", "[1, 2]"])
 def test_a_tool_input_that_is_not_an_object_is_rejected_at_its_stop(raw):
     tool = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+    acc = fed(START, block_start(0, tool), delta(0, type="input_json_delta", partial_json=raw), stop(0), message_delta("tool_use"), {"type": "message_stop"})
     with pytest.raises(ToolInputJSONError, match="not an object"):
-        fed(START, block_start(0, tool), delta(0, type="input_json_delta", partial_json=raw), stop(0))
+        acc.final_message()
+    assert not acc.tool_call_verdict(0).runnable and "not an object" in acc.tool_call_verdict(0).reason
 
 
 def test_invalid_tool_input_leaves_its_best_partial_value_in_the_partial_message():
     tool = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
     with pytest.raises(ToolInputJSONError) as caught:
-        fed(START, block_start(0, tool), delta(0, type="input_json_delta", partial_json='{"path": "a.py", "content": "x'), stop(0))
+        fed(START, block_start(0, tool), delta(0, type="input_json_delta", partial_json='{"path": "a.py", "content": "x'), stop(0), message_delta("end_turn"), {"type": "message_stop"}).final_message()
     assert caught.value.partial["content"][0]["input"] == {"path": "a.py"}
     assert "Unterminated string starting at (character 28)" in str(caught.value)
 

@@ -163,12 +163,12 @@ def test_a_stream_cut_before_message_stop_is_incomplete_at_the_end_of_stream():
     assert frames[-2].error is None
 
 
-def test_tool_json_with_a_stray_brace_previews_fine_but_fails_at_its_content_block_stop():
+def test_tool_json_with_a_stray_brace_previews_fine_but_fails_once_the_stream_has_ended():
     raw = RAW.replace(b'"turn a + b\\\\n\\"}"', b'"turn a + b\\\\n\\"}}"')
     assert raw != RAW
     last = compute_frames(raw, EVENT_BY_EVENT)[-1]
-    assert last.error["type"] == "ToolInputJSONError"
-    assert json.loads(last.events[-1]["data"])["type"] == "content_block_stop"
+    assert last.error["type"] == "ToolInputJSONError"  # judged after message_stop brought stop_reason tool_use
+    assert json.loads(last.events[-1]["data"])["type"] == "message_stop"
     tool = last.tools[0]
     assert tool["parses"] is False  # json.loads: "Extra data"
     assert tool["partial"]["path"] == "calc.py"  # the partial parser ignores what follows a complete value

@@ -1,0 +1,139 @@
+"""May this tool call run? An allow-list, with the reason.
+
+A streamed tool call may be run by the client only when **all** of these hold
+(source: the Messages API reference, "Streaming Messages" and "Tool use";
+the stop reasons are those of the installed SDK's `StopReason`):
+
+1. the block is a client `tool_use` block: the API runs `server_tool_use` and
+   `mcp_tool_use` calls itself, and a `*_tool_result` block is a result;
+2. its `content_block_stop` arrived, so its input is complete;
+3. that input is valid JSON, a JSON object;
+4. it matches the tool's input schema, when one is given;
+5. the message got `message_stop`;
+6. its `stop_reason` is `"tool_use"`: the model asked for the tool to run.
+
+Anything else is "not runnable", and the verdict names the first rule that
+fails. Rule 6 is an allow-list on purpose: `end_turn`, `max_tokens`,
+`model_context_window_exceeded`, `stop_sequence`, `pause_turn`, `refusal`,
+no stop reason at all, and any stop reason added to the API later all mean
+"do not run".
+
+    >>> message = {"content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}],
+    ...            "stop_reason": "end_turn"}
+    >>> verdict = tool_call_verdict(message, 0, complete=True, stopped=True)
+    >>> verdict.runnable, verdict.reason
+    (False, 'stop_reason is end_turn: the model finished its turn without asking for a tool to run')
+
+Deliberately not handled here: reading the stream (`accumulator.py`, whose
+`MessageAccumulator.tool_call_verdict(index)` fills in the arguments), and
+running the tool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# The one stop reason under which the model asks the client to run its tool calls.
+RUN_TOOLS = "tool_use"
+
+# Stop reasons that mean the output was cut off. A tool input that is not valid
+# JSON at its stop is explained by them (the accumulator keeps the message);
+# under any other stop reason it is an error.
+CUT_OFF_STOP_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
+
+# Why each known stop reason other than `tool_use` forbids running a call.
+NOT_RUNNABLE_BECAUSE = {
+    None: "the message ended with no stop_reason",
+    "end_turn": "the model finished its turn without asking for a tool to run",
+    "max_tokens": "the output was cut off at max_tokens, so the call may be incomplete",
+    "model_context_window_exceeded": "the context window filled up and the output was cut off, "
+    "so the call may be incomplete",
+    "stop_sequence": "a stop sequence ended the output; only tool_use asks for a tool to run",
+    "pause_turn": "the API paused its own server-tool loop; send the turn back to let it go on",
+    "refusal": "the model refused; run nothing, and withdraw the text already shown",
+}
+
+# Call blocks that the API runs itself, on its own servers or an MCP server.
+SERVER_RUN_BLOCKS = {
+    "server_tool_use": "the API runs server tools itself",
+    "mcp_tool_use": "the API calls the MCP server itself",
+}
+
+
+@dataclass(frozen=True)
+class ToolCallVerdict:
+    """Whether a tool call may run (`runnable`, bool) and why (`reason`, one
+    sentence a UI can show as it is)."""
+
+    runnable: bool
+    reason: str
+
+
+def tool_call_verdict(
+    message: dict[str, Any] | None,
+    index: int,
+    *,
+    complete: bool,
+    stopped: bool,
+    input_error: str | None = None,
+    schema: dict[str, Any] | None = None,
+) -> ToolCallVerdict:
+    """The verdict on block `index` of `message` (a Message dict, or None before
+    `message_start`).
+
+    `complete`: `message_stop` arrived. `stopped`: the block's
+    `content_block_stop` arrived. `input_error`: why its input is not a valid
+    JSON object, or None. `schema`: the tool's `input_schema` (a JSON Schema
+    dict), checked with `jsonschema` when given. Never raises for a bad block
+    or index: those are verdicts too.
+    """
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list) or type(index) is not int or not 0 <= index < len(content):
+        return _no(f"there is no block {index!r}")
+    block = content[index]
+    kind = block.get("type") if isinstance(block, dict) else None
+    if kind != "tool_use":
+        if kind in SERVER_RUN_BLOCKS:
+            return _no(f"block {index} is a {kind} block: {SERVER_RUN_BLOCKS[kind]}")
+        if isinstance(kind, str) and kind.endswith("_tool_result"):
+            return _no(f"block {index} is a {kind} block: a tool's result, not a call")
+        return _no(f"block {index} is a {kind} block, not a tool call")
+    reason = message.get("stop_reason")  # type: ignore[union-attr]
+    if complete and reason != RUN_TOOLS:
+        return _no(_stop_reason_sentence(reason))
+    if not stopped:
+        return _no(f"block {index} has no content_block_stop yet: its input may still grow")
+    if input_error is not None:
+        return _no(f"block {index}'s input {input_error}")
+    if schema is not None:
+        mismatch = schema_mismatch(block.get("input"), schema)
+        if mismatch is not None:
+            return _no(f"block {index}'s input does not match the tool's input schema: {mismatch}")
+    if not complete:
+        return _no("the message has no message_stop yet: the stop_reason that allows a run comes last")
+    return ToolCallVerdict(True, f"block {index} is a complete tool_use call, and the message stopped for tool_use")
+
+
+def schema_mismatch(value: Any, schema: dict[str, Any]) -> str | None:
+    """What is wrong with `value` under the JSON Schema `schema` (the most relevant
+    error, as `jsonschema.exceptions.best_match` picks it), or None if it matches."""
+    import jsonschema  # imported here: it takes a second, and most callers give no schema
+
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    if error is None:
+        return None
+    where = "/".join(str(part) for part in error.absolute_path)
+    return f"{error.message} (at {where})" if where else error.message
+
+
+def _stop_reason_sentence(reason: Any) -> str:
+    if (reason is None or isinstance(reason, str)) and reason in NOT_RUNNABLE_BECAUSE:
+        because = NOT_RUNNABLE_BECAUSE[reason]
+        return because if reason is None else f"stop_reason is {reason}: {because}"
+    return f"stop_reason is {reason!r}, which this client does not know; only tool_use asks for a tool to run"
+
+
+def _no(reason: str) -> ToolCallVerdict:
+    return ToolCallVerdict(False, reason)
