@@ -234,17 +234,35 @@ MISTAKES = [
         """,
     ),
     Mistake(
-        "03_live_preview", "allows execution at max_tokens", "self.stop_reason is None",
-        fails=("check-max-tokens",),
-        edits=(('self.stop_reason is None or self.stop_reason == "max_tokens"', "self.stop_reason is None"),),
+        "03_live_preview", "a deny-list: refuses only max_tokens", 'self.block_type != "tool_use"',
+        fails=("check-allow-list",),
+        edits=(('if self.stop_reason != "tool_use":', 'if self.stop_reason in (None, "max_tokens"):'),),
     ),
     Mistake(
-        "03_live_preview", "executes as soon as the block stops", "self.stop_reason is None",
-        fails=("check-waits", "check-max-tokens"),
-        edits=(('self.stop_reason is None or self.stop_reason == "max_tokens"', "False"),),
+        "03_live_preview", "allows execution at max_tokens", 'self.block_type != "tool_use"',
+        fails=("check-max-tokens", "check-allow-list"),
+        edits=(('if self.stop_reason != "tool_use":', "if self.stop_reason is None:"),),
     ),
     Mistake(
-        "03_live_preview", "skips the schema", "self.stop_reason is None",
+        "03_live_preview", "runs calls the API runs itself", 'self.block_type != "tool_use"',
+        fails=("check-server-tools",),
+        edits=(('if self.block_type != "tool_use":', "if self.block_type is None:"),),
+    ),
+    Mistake(
+        "03_live_preview", "runs at message_delta, before message_stop", 'self.block_type != "tool_use"',
+        fails=("check-waits",),
+        edits=(("if not (self.block_stopped and self.message_stopped):", "if not self.block_stopped:"),),
+    ),
+    Mistake(
+        "03_live_preview", "executes as soon as the block stops", 'self.block_type != "tool_use"',
+        fails=("check-waits", "check-max-tokens", "check-allow-list"),
+        edits=(
+            ("if not (self.block_stopped and self.message_stopped):", "if not self.block_stopped:"),
+            ('if self.stop_reason != "tool_use":', "if False:"),
+        ),
+    ),
+    Mistake(
+        "03_live_preview", "skips the schema", 'self.block_type != "tool_use"',
         fails=("check-schema",),
         edits=(("return jsonschema.Draft202012Validator(WRITE_FILE_SCHEMA).is_valid(arguments)", "return True"),),
     ),
