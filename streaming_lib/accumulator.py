@@ -380,8 +380,8 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict
     was cut or stalled, `network.body_chunks`) also gets the `.event_number`
     of the last event received, as when the bytes simply end.
 
-        >>> stream = b'event: message_start\ndata: {"type":"message_start","message":{"id":"m","content":[]}}\n\n'
-        >>> stream += b'event: message_stop\ndata: {"type":"message_stop"}\n\nevent: done\ndata: [DONE]\n\n'
+        >>> stream = b'event: message_start\\ndata: {"type":"message_start","message":{"id":"m","content":[]}}\\n\\n'
+        >>> stream += b'event: message_stop\\ndata: {"type":"message_stop"}\\n\\nevent: done\\ndata: [DONE]\\n\\n'
         >>> accumulate(stream)["content"]
         []
     """
