@@ -18,6 +18,7 @@ from .errors import (
     IncompleteStreamError,
     SSEDecodeError,
     StreamError,
+    StreamTimeoutError,
     ToolInputJSONError,
 )
 from .lines import LineDecoder, iter_lines
@@ -37,6 +38,7 @@ __all__ = [
     "SSEDecoder",
     "ServerSentEvent",
     "StreamError",
+    "StreamTimeoutError",
     "ToolInputJSONError",
     "accumulate",
     "decode_event",
