@@ -255,3 +255,11 @@ def test_raw_chunks_count_the_bytes_on_the_wire():
             with pytest.raises(IncompleteStreamError) as caught:
                 next(chunks)
     assert caught.value.offset == 90
+
+
+def test_a_done_sentinel_after_message_stop_changes_nothing_for_any_helper():
+    with ReplayServer(FIXTURE + b"event: done\ndata: [DONE]\n\n", pace=PACE) as sentinel:
+        timed = timed_stream(sentinel.url)
+        with open_stream(sentinel.url) as response:
+            read = accumulate(body_chunks(response))
+    assert timed.error is None and timed.message == read == MESSAGE
