@@ -19,6 +19,7 @@ from .errors import (
     IncompleteStreamError,
     SSEDecodeError,
     StreamError,
+    StreamTimeoutError,
     ToolInputJSONError,
 )
 from .lines import LineDecoder, iter_lines
@@ -39,6 +40,7 @@ __all__ = [
     "SSEDecoder",
     "ServerSentEvent",
     "StreamError",
+    "StreamTimeoutError",
     "ToolCallVerdict",
     "ToolInputJSONError",
     "accumulate",

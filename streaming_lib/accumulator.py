@@ -393,8 +393,27 @@ def _is_index(value: Any) -> bool:
 def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict[str, Any]:
     """The whole pipeline: bytes (one object, or an iterable of chunks) to the final message (dict).
 
+    Reading stops at `message_stop`: the message is complete there, so the
+    final message is returned as soon as the chunk holding its end (the blank
+    line after it) arrives, and nothing after it is ever read. Whatever
+    follows, an event (`event: done` with `data: [DONE]`, a stray delta, an
+    error), bytes that are not UTF-8 or not SSE, or a connection that stays
+    open for minutes, the result is the same, at every chunking: the chunks
+    that end an event are the same whatever the cuts, and no chunk after the
+    one that ends `message_stop` is requested. (Closing the connection is the
+    caller's: leave the `with` block of the response.)
+
     Raises a `StreamError`; its `.partial` is the message so far and its
-    `.events` the decoded event dicts received before the failure.
+    `.events` the decoded event dicts received before the failure. A
+    `StreamError` raised by `source` itself is completed the same way; an
+    `IncompleteStreamError` from it (a chunk iterator over a connection that
+    was cut or stalled, `network.body_chunks`) also gets the `.event_number`
+    of the last event received, as when the bytes simply end.
+
+        >>> stream = b'event: message_start\\ndata: {"type":"message_start","message":{"id":"m","content":[]}}\\n\\n'
+        >>> stream += b'event: message_stop\\ndata: {"type":"message_stop"}\\n\\nevent: done\\ndata: [DONE]\\n\\n'
+        >>> accumulate(stream)["content"]
+        []
     """
     if isinstance(source, str):
         raise TypeError("accumulate() takes the stream's bytes (or an iterable of byte chunks), not str")
@@ -405,8 +424,12 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict
         for event in iter_events(chunks, strict=strict):
             events.append(event)
             acc.feed(event)
+            if acc.complete:
+                break  # message_stop: the message is final; what follows is not read
         return acc.final_message()
     except StreamError as error:
         error.events = events
+        if isinstance(error, IncompleteStreamError) and error.event_number is None:
+            error.event_number = acc.event_number  # raised by `source`: after the last event fed
         acc.fill_partial(error)
         raise

@@ -73,7 +73,25 @@ class APIStreamError(StreamError):
 
 
 class IncompleteStreamError(StreamError):
-    """The bytes ended before `message_stop`: a dropped connection, not a finished message."""
+    """The bytes ended before `message_stop`: a dropped connection, not a finished message.
+
+    Raised by the accumulator when the bytes simply end, and by the network
+    helpers (`network.py`) when the connection is cut; then `.offset` is the
+    number of body bytes received before the cut."""
+
+
+class StreamTimeoutError(IncompleteStreamError):
+    """Nothing arrived for the read timeout, so the client gave up before `message_stop`.
+
+    Raised by the network helpers (`network.py`). `.timeout` is the timeout
+    that expired (float, seconds; None if unknown); `.offset` the number of body
+    bytes received before the stall (None: not even the status line and
+    headers had come). An `IncompleteStreamError` too: the stream did not
+    finish, and whatever catches one (to retry, say) catches both."""
+
+    def __init__(self, message: str, *, timeout: float | None, **where: Any) -> None:
+        super().__init__(message, **where)
+        self.timeout = timeout
 
 
 class EventOrderError(StreamError):

@@ -31,6 +31,8 @@ from typing import BinaryIO
 
 import httpx
 
+from .network import DEFAULT_TIMEOUT
+
 DEFAULT_MODEL = "claude-haiku-4-5"
 DEFAULT_PROMPT = "In two sentences, why do LLM APIs stream their answers?"
 API_URL = "https://api.anthropic.com"
@@ -57,7 +59,7 @@ def record(
         "accept-encoding": "identity",  # the bytes as the API wrote them, not gzipped
     }
     body = {"model": model, "max_tokens": max_tokens, "stream": True, "messages": [{"role": "user", "content": prompt}]}
-    client = client if client is not None else httpx.Client(timeout=60.0)
+    client = client if client is not None else httpx.Client(timeout=DEFAULT_TIMEOUT)  # the SDK's: a model may think for minutes
     with client, client.stream("POST", base_url.rstrip("/") + "/v1/messages", headers=headers, json=body) as response:
         if response.status_code != 200:
             response.read()

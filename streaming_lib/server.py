@@ -6,7 +6,9 @@
   `text/event-stream`, one event at a time, `pace` seconds apart, with the
   headers the real API sends (`content-type: text/event-stream; charset=utf-8`,
   `cache-control: no-cache`, `request-id: req_...`);
-- without it: the final message as JSON, computed by our own `accumulate()`.
+- without it: the final message as JSON, computed by our own `accumulate()`
+  (non-ASCII written as `\\u` escapes, so that any string, even one holding a
+  lone UTF-16 surrogate, is valid JSON rather than an encoding error).
 
 Faults, per request, as query parameters (or as `x-replay-...` headers, for
 example `x-replay-error-after: 5`), all off by default:
@@ -14,6 +16,7 @@ example `x-replay-error-after: 5`), all off by default:
     error_after=K          after event K, send `event: error` (overloaded_error), then end
     drop_at=K              send the first K bytes of the body, then hang up mid-body
     first_token_delay=S    wait S more seconds before the first content_block_delta
+    hold_open=S            keep the body open S seconds after the last event (as some proxies do)
     pace=S                 seconds between events, for this request only
     x_accel_buffering=no   add `X-Accel-Buffering: no` (tells nginx not to buffer)
     fixture=NAME           replay fixtures/NAME.sse instead of the server's stream
@@ -131,8 +134,15 @@ def event_type(piece: bytes) -> str | None:
     return next((event.event for event in iter_sse([piece])), None)
 
 
-async def paced(pieces: list[bytes], pace: float, first_token_delay: float) -> AsyncIterator[bytes]:
-    """Yield `pieces` `pace` seconds apart, the first content_block_delta `first_token_delay` later still."""
+async def paced(
+    pieces: list[bytes], pace: float, first_token_delay: float, hold_open: float = 0.0
+) -> AsyncIterator[bytes]:
+    """Yield `pieces` `pace` seconds apart, the first content_block_delta `first_token_delay`
+    later still; then wait `hold_open` seconds before the body ends (or is cut).
+
+    A client hanging up cancels the wait: Starlette stops the body as soon as
+    it hears the disconnect, so the server counts it (`Counters.disconnects`).
+    """
     waiting_for_first_token = first_token_delay > 0
     for number, piece in enumerate(pieces):
         if number:
@@ -141,6 +151,8 @@ async def paced(pieces: list[bytes], pace: float, first_token_delay: float) -> A
             waiting_for_first_token = False
             await asyncio.sleep(first_token_delay)  # the model "thinking" before its first token
         yield piece
+    if hold_open:
+        await asyncio.sleep(hold_open)  # a proxy keeping the connection after the last event
 
 
 @dataclass
@@ -238,6 +250,7 @@ OPTIONS: dict[str, Callable[[str], Any]] = {
     "error_after": count,
     "drop_at": count,
     "first_token_delay": seconds,
+    "hold_open": seconds,
     "pace": seconds,
     "x_accel_buffering": str,
     "fixture": fixture_name,
@@ -257,12 +270,26 @@ def read_options(request: Request) -> dict[str, Any]:
     return options
 
 
+class ASCIIJSONResponse(JSONResponse):
+    """A `JSONResponse` written with `\\u` escapes for everything beyond ASCII.
+
+    Starlette writes raw UTF-8, which cannot hold a lone UTF-16 surrogate: a
+    str with one (a stream whose deltas split a pair, or an error message
+    quoting one) would raise UnicodeEncodeError, and the client get a 500.
+    Escaped, every str is valid JSON (RFC 8259, section 7, allows a lone
+    surrogate escape), and decodes to the same str.
+    """
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+
 def api_error(
     status: int, error_type: str, message: str, request_id: str, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     """An error response shaped like the API's (JSON with `type: error`)."""
     body = {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
-    return JSONResponse(body, status_code=status, headers={**(headers or {}), "request-id": request_id})
+    return ASCIIJSONResponse(body, status_code=status, headers={**(headers or {}), "request-id": request_id})
 
 
 def build_app(source: bytes, *, pace: float = DEFAULT_PACE, counters: Counters | None = None) -> Starlette:
@@ -288,7 +315,7 @@ def build_app(source: bytes, *, pace: float = DEFAULT_PACE, counters: Counters |
 
         if not (isinstance(body, dict) and body.get("stream")):
             try:
-                return JSONResponse(accumulate(raw), headers={"request-id": request_id})
+                return ASCIIJSONResponse(accumulate(raw), headers={"request-id": request_id})
             except APIStreamError as error:
                 status = 529 if error.error_type == "overloaded_error" else 500
                 return api_error(status, error.error_type or "api_error", error.error_message, request_id)
@@ -303,7 +330,9 @@ def build_app(source: bytes, *, pace: float = DEFAULT_PACE, counters: Counters |
         }
         if options.get("x_accel_buffering"):
             headers["x-accel-buffering"] = options["x_accel_buffering"]
-        body_pieces = paced(pieces, options.get("pace", pace), options.get("first_token_delay", 0.0))
+        body_pieces = paced(
+            pieces, options.get("pace", pace), options.get("first_token_delay", 0.0), options.get("hold_open", 0.0)
+        )
         return ReplayResponse(body_pieces, hang_up=hang_up, counters=counters, headers=headers)
 
     async def elsewhere(request: Request, error: Exception) -> Response:

@@ -1,6 +1,8 @@
 """Stage 3, the accumulator: the Messages API state machine, event by event."""
 
+import itertools
 import json
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -221,6 +223,54 @@ def test_a_block_starting_at_the_wrong_index_is_an_order_error():
 def test_an_event_after_message_stop_is_an_order_error():
     with pytest.raises(EventOrderError, match="after message_stop"):
         fed(START, {"type": "message_stop"}, message_delta(output_tokens=1))
+
+
+# What a gateway or a proxy may send after message_stop, none of which may change the message.
+AFTER_MESSAGE_STOP = {
+    "a done sentinel": b"event: done\ndata: [DONE]\n\n",
+    "an unnamed done sentinel": b"data: [DONE]\n\n",
+    "a stray delta": sse_bytes(delta(0, type="text_delta", text="late")),
+    "an error event": b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"late"}}\n\n',
+    "data that is not JSON": b"event: content_block_delta\ndata: {oops\n\n",
+    "bytes that are not UTF-8": b"event: ping\ndata: \xff\xfe\n\n",
+    "half an event": b"event: message_delta\ndata: {\"type\"",
+}
+SIZES = [1, 2, 7, 64, None]  # None: the whole stream in one chunk
+
+
+def chunkings(raw, seed=0):
+    """`raw` cut every way the tests ask for: fixed sizes, whole, and random splits."""
+    rng = random.Random(seed)
+    for size in SIZES:
+        yield chunked(raw, size) if size else [raw]
+    for _ in range(5):
+        cuts = sorted(rng.sample(range(1, len(raw)), 6))
+        yield [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)])]
+
+
+@pytest.mark.parametrize("tail", AFTER_MESSAGE_STOP.values(), ids=AFTER_MESSAGE_STOP)
+def test_nothing_after_message_stop_changes_the_message_at_any_chunking(tail):
+    raw = read_fixture("text_only")
+    for chunks in chunkings(raw + tail):
+        assert accumulate(chunks) == accumulate(raw)
+        assert accumulate(chunks, strict=True) == accumulate(raw)
+
+
+def test_no_chunk_after_the_one_that_ends_message_stop_is_requested():
+    raw = read_fixture("text_only")
+    for chunks in chunkings(raw + b"event: done\ndata: [DONE]\n\n"):
+        # The chunk holding the last byte of the fixture ends message_stop (its blank line).
+        last = next(number for number, end in enumerate(itertools.accumulate(map(len, chunks))) if end >= len(raw))
+        requested = []
+
+        def live(chunks=chunks):  # a connection: the bytes, then a wait that never ends
+            for chunk in chunks:
+                requested.append(chunk)
+                yield chunk
+            raise AssertionError("read on after message_stop")
+
+        assert accumulate(live()) == accumulate(raw)
+        assert len(requested) == last + 1
 
 
 def test_an_event_without_a_type_is_a_data_error():

@@ -7,6 +7,7 @@ and nothing left running once the server's block ends.
 
 import doctest
 import itertools
+import json
 import math
 import signal
 import socket
@@ -128,6 +129,45 @@ def test_a_fixture_can_be_chosen_per_request(server):
         assert b"".join(response.iter_bytes()) == read_fixture("text_only")
 
 
+def test_the_server_replays_any_sse_file_given_by_its_path(tmp_path):
+    path = tmp_path / "mine.sse"
+    path.write_bytes(read_fixture("text_only"))
+    for source in (path, str(path)):
+        with ReplayServer(source, pace=0) as running, open_stream(running.url) as response:
+            assert b"".join(response.iter_bytes()) == read_fixture("text_only")
+
+
+# A text split between two deltas inside a UTF-16 surrogate pair (each delta's
+# JSON holds one escaped half), and the same with the second half missing.
+SPLIT_PAIR = read_fixture("text_only").replace(
+    b'"text":"A stream', b'"text":"\\ud83d"}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\\ude00A stream', 1
+)
+LONE_HALF = read_fixture("text_only").replace(b'"text":"A stream', b'"text":"\\ud83dA stream', 1)
+
+
+def test_a_stream_splitting_a_surrogate_pair_is_served_as_valid_json_with_the_character_whole():
+    assert SPLIT_PAIR != read_fixture("text_only")
+    with ReplayServer(SPLIT_PAIR, pace=0) as running:
+        reply = httpx.post(running.url + "/v1/messages", json={"stream": False})
+        with sdk_client(running.url) as client:
+            created = client.messages.create(model="m", max_tokens=1, messages=[{"role": "user", "content": "x"}])
+        with open_stream(running.url) as response:
+            assert response.status_code == 200 and b"".join(response.iter_bytes()) == SPLIT_PAIR
+    assert reply.status_code == 200 and reply.content.isascii()
+    text = json.loads(reply.content)["content"][0]["text"]
+    assert text.startswith("\U0001F600A stream") and text.encode("utf-8")
+    assert created.to_dict()["content"][0]["text"] == text
+
+
+def test_a_lone_surrogate_in_the_message_or_in_an_error_still_gets_json_never_a_500():
+    error_event = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"\\udc00"}}\n\n'
+    for raw, status in ((LONE_HALF, 200), (LONE_HALF.split(b"event: message_stop")[0] + error_event, 529)):
+        with ReplayServer(raw, pace=0) as running:
+            reply = httpx.post(running.url + "/v1/messages", json={"stream": False})
+        assert reply.status_code == status and reply.content.isascii()
+        assert json.loads(reply.content)["type"] == ("message" if status == 200 else "error")
+
+
 def test_a_bad_option_is_an_invalid_request_error(server):
     assert refusal(server, params={"error_after": "soon"}) == "error_after='soon': expected a whole number, 0 or more"
     assert refusal(server, params={"fixture": "../pyproject"}).startswith("fixture='../pyproject': no such fixture")
@@ -140,7 +180,7 @@ def test_a_negative_count_is_refused_rather_than_read_as_a_slice_from_the_end(se
 
 
 def test_a_delay_that_is_negative_infinite_nan_or_over_a_minute_is_refused(server):
-    for name, value in itertools.product(["pace", "first_token_delay"], ["-0.1", "inf", "-inf", "nan", "60.5", "1e9"]):
+    for name, value in itertools.product(["pace", "first_token_delay", "hold_open"], ["-0.1", "inf", "-inf", "nan", "60.5", "1e9"]):
         assert refusal(server, params={name: value}) == f"{name}={value!r}: expected a number of seconds from 0 to 60"
 
 
