@@ -1,4 +1,4 @@
-"""Where the course's recorded streams live, and how to read them.
+"""Where the course's hand-made streams live, and how to read them.
 
 Each fixture is `NAME.sse`: the raw bytes of one Messages API stream. Beside it,
 `NAME.sdk.json` holds the real SDK's verdict on those bytes (see `sdk.py`).

@@ -8,8 +8,10 @@ raise the right `StreamError`, at the right event, with the partial message.
 
 import functools
 import json
+import re
 import subprocess
 import sys
+import typing
 
 import pytest
 
@@ -20,6 +22,7 @@ from streaming_lib import (
     MessageAccumulator,
     ToolInputJSONError,
     accumulate,
+    iter_events,
     iter_sse,
     parse_partial_json,
 )
@@ -34,33 +37,51 @@ pytestmark = pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:Use
 
 COMPLETE = [
     "cjk_emoji",
+    "code_execution_bash",
+    "code_execution_python",
+    "code_execution_text_editor",
     "crlf",
+    "document_citations",
     "fixture",
     "max_tokens_tool",
+    "mcp_tools",
+    "model_context_window_exceeded",
+    "pause_turn",
+    "programmatic_tool_call",
     "redacted_thinking",
+    "refusal",
     "sse_fields",
+    "stop_sequence",
     "text_only",
     "thinking",
     "tool_escape_split",
     "tool_no_input",
+    "tool_search",
+    "tool_use_end_turn",
+    "two_message_deltas",
     "two_tools",
     "unknown_types",
+    "web_fetch",
     "web_search",
 ]
 REJECTED = {  # fixture -> the error we raise
     "bad_tool_json": ToolInputJSONError,
     "delta_before_start": EventOrderError,
     "error_mid_stream": APIStreamError,
+    "max_tokens_tool_stopped": ToolInputJSONError,
     "second_message_start": EventOrderError,
     "truncated": IncompleteStreamError,
 }
 # Where the SDK returns a message but the API's rules say the stream is broken.
-SDK_COMPLETES_ANYWAY = {"truncated", "second_message_start"}
+SDK_COMPLETES_ANYWAY = {"max_tokens_tool_stopped", "truncated", "second_message_start"}
+# Fixtures with blocks only the SDK's beta client knows (the MCP connector is a
+# beta feature): their referee is `client.beta.messages.stream`.
+BETA_ONLY = {"mcp_tools"}
 
 
 @functools.cache
 def sdk_message(name):
-    return sdk_final_message(read_fixture(name))
+    return sdk_final_message(read_fixture(name), beta=name in BETA_ONLY)
 
 
 def differences(name, chunks):  # our message from `chunks` vs the SDK's from the whole fixture
@@ -100,6 +121,12 @@ def test_every_fixture_is_listed_as_complete_or_rejected():
     assert sorted(COMPLETE + list(REJECTED)) == fixture_names()
 
 
+def test_every_fixture_is_in_the_readmes_table_and_every_row_is_a_fixture():
+    readme = (FIXTURES_DIR / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([^`]+)\.sse` \|", readme, flags=re.MULTILINE)
+    assert sorted(rows) == fixture_names()
+
+
 def test_every_fixture_is_a_few_kilobytes_of_utf8():
     for name in fixture_names():
         raw = read_fixture(name)
@@ -135,6 +162,14 @@ def test_each_complete_fixture_gives_the_sdks_message_at_every_chunk_size(name, 
     assert differences(name, [raw] if size is None else chunked(raw, size)) == []
 
 
+@pytest.mark.parametrize("size", [1, 7, None])
+@pytest.mark.parametrize("name", COMPLETE)
+def test_the_sdk_fed_the_same_chunks_gives_our_message(name, size):
+    raw = read_fixture(name)
+    ours = accumulate([raw] if size is None else chunked(raw, size))
+    assert compare_messages(ours, sdk_final_message(raw, chunk_size=size, beta=name in BETA_ONLY)) == []
+
+
 @pytest.mark.parametrize("name", COMPLETE)
 def test_each_complete_fixture_split_in_two_at_any_byte_gives_the_sdks_message(name):
     raw = read_fixture(name)
@@ -148,7 +183,7 @@ def test_a_stream_cut_between_or_inside_events_hands_back_the_sdks_partial_messa
     for cut in event_cuts(raw):
         with pytest.raises(IncompleteStreamError) as caught:
             accumulate(raw[:cut])
-        verdict = sdk_verdict(raw[:cut])
+        verdict = sdk_verdict(raw[:cut], beta=name in BETA_ONLY)
         if "message" in verdict:
             assert compare_messages(caught.value.partial, verdict["message"]) == [], cut
         else:  # cut before message_start: the SDK has no message either
@@ -229,6 +264,117 @@ def test_a_tool_call_cut_by_max_tokens_is_complete_but_not_safe_to_execute():
     assert acc.is_safe_to_execute(1) is False
 
 
+def literal_values(alias):
+    """The `type` values of an SDK union (e.g. `ContentBlock`), or the values of a `Literal`."""
+    if typing.get_origin(alias) is typing.Literal:
+        return set(typing.get_args(alias))
+    union = typing.get_args(alias)[0] if typing.get_origin(alias) is typing.Annotated else alias
+    return {value for cls in typing.get_args(union) for value in typing.get_args(cls.model_fields["type"].annotation)}
+
+
+def wire_values():
+    """What the complete fixtures send: block types, delta types, citation types,
+    server tool names and stop reasons, each a set of str."""
+    seen = {"block": set(), "delta": set(), "citation": set(), "server_tool": set(), "stop_reason": set()}
+    for name in COMPLETE:
+        for event in iter_events([read_fixture(name)]):
+            if event["type"] == "content_block_start":
+                block = event["content_block"]
+                seen["block"].add(block["type"])
+                if block["type"] == "server_tool_use":
+                    seen["server_tool"].add(block["name"])
+            elif event["type"] == "content_block_delta":
+                seen["delta"].add(event["delta"]["type"])
+                if event["delta"]["type"] == "citations_delta":
+                    seen["citation"].add(event["delta"]["citation"]["type"])
+            elif event["type"] == "message_delta":
+                seen["stop_reason"].add(event["delta"].get("stop_reason"))
+    return seen
+
+
+def test_every_block_delta_citation_server_tool_and_stop_reason_the_sdk_names_has_a_complete_fixture():
+    from anthropic.types import ContentBlock, RawContentBlockDelta, ServerToolUseBlock, StopReason, TextCitation
+
+    seen = wire_values()
+    assert literal_values(ContentBlock) <= seen["block"]
+    assert literal_values(RawContentBlockDelta) <= seen["delta"]
+    assert literal_values(TextCitation) <= seen["citation"]
+    assert literal_values(ServerToolUseBlock.model_fields["name"].annotation) <= seen["server_tool"]
+    assert literal_values(StopReason) <= seen["stop_reason"]
+
+
+def test_a_refusal_keeps_the_text_so_far_and_says_why_in_stop_details():
+    message = accumulate(read_fixture("refusal"))
+    assert message["stop_reason"] == "refusal"
+    assert message["stop_details"] == {
+        "type": "refusal",
+        "category": "cyber",
+        "explanation": "The request could enable cyber harm, such as malware or exploit development.",
+    }
+    assert message["content"][0]["text"].endswith("on the target network and")
+
+
+def test_a_later_message_delta_overwrites_the_usage_and_keeps_what_it_leaves_out():
+    message = accumulate(read_fixture("two_message_deltas"))
+    assert message["stop_reason"] == "end_turn"  # the first message_delta said null
+    assert message["usage"]["output_tokens"] == 34  # a running total: 34, not 30 + 34
+    assert message["usage"]["output_tokens_details"] == {"thinking_tokens": 14}  # only the first sent it
+    assert message["usage"]["cache_read_input_tokens"] == 2048
+
+
+def test_a_paused_turn_ends_after_a_server_tool_result_with_every_search_counted():
+    message = accumulate(read_fixture("pause_turn"))
+    assert message["stop_reason"] == "pause_turn"
+    assert [block["type"] for block in message["content"]][-2:] == ["server_tool_use", "web_search_tool_result"]
+    assert message["content"][-2]["input"] == {"query": "Rust 2024 edition guide migration"}
+    assert message["usage"]["server_tool_use"] == {"web_search_requests": 2}
+
+
+SERVER_TOOL_FIXTURES = ["code_execution_bash", "code_execution_python", "code_execution_text_editor", "tool_search", "web_fetch"]
+
+
+@pytest.mark.parametrize("name", SERVER_TOOL_FIXTURES)
+def test_server_tool_inputs_are_parsed_and_result_blocks_are_kept_exactly_as_they_started(name):
+    raw, acc = read_fixture(name), fed(name)
+    content = acc.final_message()["content"]
+    starts = [event for event in iter_events([raw]) if event["type"] == "content_block_start"]
+    for event in starts:
+        block, index = event["content_block"], event["index"]
+        if block["type"] in ("server_tool_use", "tool_use"):
+            assert content[index]["input"] == json.loads(acc.json_buffers[index]), index
+            assert {k: v for k, v in content[index].items() if k != "input"} == {k: v for k, v in block.items() if k != "input"}
+        elif block["type"] != "text":
+            assert content[index] == block, index
+
+
+def test_the_container_a_message_delta_names_is_kept_on_the_message():
+    for name in ("code_execution_bash", "code_execution_python", "code_execution_text_editor", "programmatic_tool_call"):
+        assert accumulate(read_fixture(name))["container"] == {
+            "id": "container_011CVb7mQ2rXy8TnK4pLw3Hs",
+            "expires_at": "2026-12-01T01:02:03.456789Z",
+        }
+
+
+def test_a_client_tool_called_from_code_keeps_its_caller():
+    tool = accumulate(read_fixture("programmatic_tool_call"))["content"][-1]
+    assert tool["caller"] == {"type": "code_execution_20250825", "tool_id": "srvtoolu_01Qk5rS9tUv7WxY2zAc4DeFg"}
+    assert tool["input"] == {"city": "Paris"}
+
+
+def test_an_mcp_tool_input_is_parsed_where_the_sdks_non_beta_client_leaves_it_empty():
+    raw = read_fixture("mcp_tools")
+    ours = accumulate(raw)
+    assert ours["content"][1]["input"] == {"repo": "acme/widgets", "query": "crash on start-up", "state": "open"}
+    assert sdk_verdict(raw)["message"]["content"][1]["input"] == {}
+    assert compare_messages(ours, sdk_verdict(raw, beta=True)["message"]) == []
+
+
+def test_a_complete_tool_call_under_end_turn_still_gets_its_input():
+    message = accumulate(read_fixture("tool_use_end_turn"))
+    assert message["stop_reason"] == "end_turn"
+    assert message["content"][1]["input"] == {"title": "Courses", "body": "œufs, crème fraîche, pain"}
+
+
 # -- the streams we reject: which error, where, and what had arrived --------
 
 
@@ -260,6 +406,13 @@ def test_tool_input_that_is_not_json_fails_at_its_stop_and_keeps_the_raw_text():
     assert (error.event_number, error.index) == (10, 1)
     assert error.raw == '{"from": "old.txt", "to": \'new.txt\'}'
     assert error.partial["content"][0]["text"] == "Renaming the file now."
+
+
+def test_tool_input_stopped_while_invalid_fails_at_its_stop_even_before_max_tokens():
+    error = failure("max_tokens_tool_stopped")
+    assert (error.event_number, error.index) == (10, 1)
+    assert error.raw == '{"path": "app.py", "content": "print(\'héllo\''
+    assert error.partial["content"][1]["input"] == {"path": "app.py"}
 
 
 def test_a_delta_for_a_block_that_never_started_names_the_event_number():
@@ -303,7 +456,7 @@ def test_the_trace_command_reads_every_fixture_and_prints_failures_without_a_tra
     assert not any("Traceback" in line for line in out)
 
 
-@pytest.mark.parametrize("name", COMPLETE)
+@pytest.mark.parametrize("name", [name for name in COMPLETE if name not in BETA_ONLY])
 def test_the_trace_command_with_sdk_confirms_every_complete_fixture(name):
     out = []
     assert run(FIXTURES_DIR / f"{name}.sse", chunk_size=None, with_sdk=True, out=out.append) == 0
