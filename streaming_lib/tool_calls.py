@@ -56,8 +56,8 @@ NOT_RUNNABLE_BECAUSE = {
 
 # Call blocks that the API runs itself, on its own servers or an MCP server.
 SERVER_RUN_BLOCKS = {
-    "server_tool_use": "the API runs server tools itself",
-    "mcp_tool_use": "the API calls the MCP server itself",
+    "server_tool_use": "a call the API runs itself",
+    "mcp_tool_use": "a call the API makes to the MCP server itself",
 }
 
 
@@ -95,10 +95,10 @@ def tool_call_verdict(
     kind = block.get("type") if isinstance(block, dict) else None
     if kind != "tool_use":
         if kind in SERVER_RUN_BLOCKS:
-            return _no(f"block {index} is a {kind} block: {SERVER_RUN_BLOCKS[kind]}")
+            return _no(f"block {index} is {SERVER_RUN_BLOCKS[kind]} ({kind})")
         if isinstance(kind, str) and kind.endswith("_tool_result"):
-            return _no(f"block {index} is a {kind} block: a tool's result, not a call")
-        return _no(f"block {index} is a {kind} block, not a tool call")
+            return _no(f"block {index} is a tool's result, not a call ({kind})")
+        return _no(f"block {index} is not a tool call ({kind})")
     reason = message.get("stop_reason")  # type: ignore[union-attr]
     if complete and reason != RUN_TOOLS:
         return _no(_stop_reason_sentence(reason))

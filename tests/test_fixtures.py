@@ -44,6 +44,7 @@ COMPLETE = [
     "document_citations",
     "fixture",
     "max_tokens_tool",
+    "max_tokens_tool_stopped",
     "mcp_tools",
     "model_context_window_exceeded",
     "pause_turn",
@@ -68,12 +69,11 @@ REJECTED = {  # fixture -> the error we raise
     "bad_tool_json": ToolInputJSONError,
     "delta_before_start": EventOrderError,
     "error_mid_stream": APIStreamError,
-    "max_tokens_tool_stopped": ToolInputJSONError,
     "second_message_start": EventOrderError,
     "truncated": IncompleteStreamError,
 }
 # Where the SDK returns a message but the API's rules say the stream is broken.
-SDK_COMPLETES_ANYWAY = {"max_tokens_tool_stopped", "truncated", "second_message_start"}
+SDK_COMPLETES_ANYWAY = {"truncated", "second_message_start"}
 # Fixtures with blocks only the SDK's beta client knows (the MCP connector is a
 # beta feature): their referee is `client.beta.messages.stream`.
 BETA_ONLY = {"mcp_tools"}
@@ -401,18 +401,17 @@ def test_bytes_ending_mid_event_are_an_incomplete_stream_with_the_partial_messag
     assert error.partial["stop_reason"] is None
 
 
-def test_tool_input_that_is_not_json_fails_at_its_stop_and_keeps_the_raw_text():
+def test_tool_input_that_is_not_json_under_tool_use_fails_after_the_stream_naming_its_stop_and_keeping_the_raw_text():
     error = failure("bad_tool_json")
-    assert (error.event_number, error.index) == (10, 1)
+    assert (error.event_number, error.index, error.stop_reason) == (10, 1, "tool_use")
     assert error.raw == '{"from": "old.txt", "to": \'new.txt\'}'
     assert error.partial["content"][0]["text"] == "Renaming the file now."
 
 
-def test_tool_input_stopped_while_invalid_fails_at_its_stop_even_before_max_tokens():
-    error = failure("max_tokens_tool_stopped")
-    assert (error.event_number, error.index) == (10, 1)
-    assert error.raw == '{"path": "app.py", "content": "print(\'héllo\''
-    assert error.partial["content"][1]["input"] == {"path": "app.py"}
+def test_tool_input_stopped_while_invalid_then_cut_by_max_tokens_gives_the_message_with_its_best_partial_input():
+    message = accumulate(read_fixture("max_tokens_tool_stopped"))
+    assert message["stop_reason"] == "max_tokens"
+    assert message["content"][1]["input"] == {"path": "app.py"} == sdk_verdict(read_fixture("max_tokens_tool_stopped"))["message"]["content"][1]["input"]
 
 
 def test_a_delta_for_a_block_that_never_started_names_the_event_number():

@@ -72,15 +72,15 @@ def test_the_sdk_still_names_the_stop_reasons_the_verdict_explains():
 def test_calls_the_api_runs_itself_are_never_runnable_by_the_client(kind):
     block = {"type": kind, "id": "srvtoolu_1", "name": "web_search", "input": {}}
     verdict = fed(tool_stream("tool_use", ['{"query": "sse"}'], block=block)).tool_call_verdict(0)
-    assert verdict.runnable is False and kind in verdict.reason and "itself" in verdict.reason
+    assert verdict.runnable is False and f"({kind})" in verdict.reason and "itself" in verdict.reason
 
 
 def test_a_tool_result_block_and_a_text_block_are_not_calls():
     message = {"content": [{"type": "web_fetch_tool_result", "tool_use_id": "x", "content": {}}, {"type": "text", "text": "hi"}],
                "stop_reason": "tool_use"}
     first, second = (tool_call_verdict(message, i, complete=True, stopped=True) for i in (0, 1))
-    assert not first.runnable and "a tool's result, not a call" in first.reason
-    assert not second.runnable and "text block, not a tool call" in second.reason
+    assert first == ToolCallVerdict(False, "block 0 is a tool's result, not a call (web_fetch_tool_result)")
+    assert second == ToolCallVerdict(False, "block 1 is not a tool call (text)")
     assert tool_call_verdict(message, 5, complete=True, stopped=True).reason == "there is no block 5"
     assert tool_call_verdict(None, 0, complete=False, stopped=False).runnable is False
 
@@ -162,22 +162,32 @@ def test_a_stream_cut_after_invalid_tool_json_is_still_an_incomplete_stream():
 
 # -- the verdict for every tool block of the fixtures ---------------------------
 
+RUN = (True, "complete tool_use call, and the message stopped for tool_use")
+SERVER = (False, "is a call the API runs itself (server_tool_use)")
+RESULT = (False, "is a tool's result, not a call")
 FIXTURE_VERDICTS = {
     # fixture: {block index: (runnable, words the reason contains)}, for every block
     # that is not text or thinking; a fixture not named here has no such block.
     "bad_tool_json": {1: (False, "block 1's input is not valid JSON: Expecting value")},
-    "cjk_emoji": {1: (True, "complete tool_use call")},
-    "crlf": {1: (True, "complete tool_use call")},
-    "fixture": {1: (True, "complete tool_use call")},  # the course's write_file
+    "cjk_emoji": {1: RUN},
+    "code_execution_bash": {0: (False, "is not a tool call (container_upload)"), 2: SERVER, 3: RESULT, 4: SERVER, 5: RESULT, 6: SERVER, 7: RESULT},
+    "code_execution_python": {1: SERVER, 2: RESULT, 3: SERVER, 4: RESULT, 5: SERVER, 6: RESULT},
+    "code_execution_text_editor": {1: SERVER, 2: RESULT, 3: SERVER, 4: RESULT, 5: SERVER, 6: RESULT, 7: SERVER, 8: RESULT},
+    "crlf": {1: RUN},
+    "fixture": {1: RUN},  # the course's write_file
     "max_tokens_tool": {1: (False, "stop_reason is max_tokens")},
-    "tool_escape_split": {1: (True, "complete tool_use call")},
-    "tool_no_input": {0: (True, "complete tool_use call"), 1: (True, "complete tool_use call")},
-    "two_tools": {1: (True, "complete tool_use call"), 2: (True, "complete tool_use call")},
-    "unknown_types": {1: (False, "a sketch block, not a tool call")},
-    "web_search": {
-        1: (False, "server_tool_use block: the API runs server tools itself"),
-        2: (False, "web_search_tool_result block: a tool's result, not a call"),
-    },
+    "max_tokens_tool_stopped": {1: (False, "stop_reason is max_tokens")},  # its input was invalid at its stop, too
+    "mcp_tools": {1: (False, "a call the API makes to the MCP server itself (mcp_tool_use)"), 2: RESULT},
+    "pause_turn": {1: SERVER, 2: RESULT, 4: SERVER, 5: RESULT},
+    "programmatic_tool_call": {1: SERVER, 2: RUN},
+    "tool_escape_split": {1: RUN},
+    "tool_no_input": {0: RUN, 1: RUN},
+    "tool_search": {1: SERVER, 2: RESULT, 3: SERVER, 4: RESULT, 5: RUN},
+    "tool_use_end_turn": {1: (False, "stop_reason is end_turn: the model finished its turn without asking for a tool to run")},
+    "two_tools": {1: RUN, 2: RUN},
+    "unknown_types": {1: (False, "is not a tool call (sketch)")},
+    "web_fetch": {1: SERVER, 2: RESULT, 3: SERVER, 4: RESULT},
+    "web_search": {1: SERVER, 2: RESULT},
 }
 PROSE_BLOCKS = {"text", "thinking", "redacted_thinking"}
 
