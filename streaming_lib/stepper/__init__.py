@@ -13,13 +13,14 @@ In a notebook:
     StreamStepper().to_html("stepper.html")     # a self-contained page
 """
 
-from .frames import EVENT_BY_EVENT, Frame, chunk_plan, compute_frames, frame_at
+from .frames import EVENT_BY_EVENT, Frame, Frames, chunk_plan, compute_frames, frame_at
 from .widget import CHUNK_CHOICES, StreamStepper, static_html
 
 __all__ = [
     "CHUNK_CHOICES",
     "EVENT_BY_EVENT",
     "Frame",
+    "Frames",
     "StreamStepper",
     "chunk_plan",
     "compute_frames",
