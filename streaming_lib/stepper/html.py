@@ -53,7 +53,7 @@ STRING_SLOTS = ("error", "lines", "sse", "content", "tools", "stop")
 BYTES_SHOWN = 8192  # the last bytes received, in the bytes panel
 PENDING_SHOWN = 2048  # the last pending bytes, in the LineDecoder panel
 EVENTS_SHOWN = 100  # the last events dispatched
-TEXT_SHOWN = 2000  # characters of one long text: a block's text, a JSON buffer, a line
+TEXT_SHOWN = 1000  # characters of one long text: a block's text, a JSON buffer, a line
 LINES_SHOWN = 50  # lines in one list: the lines a chunk completed, the data lines
 PAGE_FRAMES = 2500  # frames per chunk plan on the static page (the fixture at 1-byte chunks fits)
 
