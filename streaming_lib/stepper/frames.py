@@ -30,10 +30,13 @@ once over the stream, as a client would, and keeps only:
   pending line is longer than the bytes fed since the last one, so the
   copies together never hold more than the stream itself.
 
-Frame k is then made by taking the last checkpoint before k, feeding the
-accumulator the events dispatched until then, and feeding the chunks from
-there to k: at most `CHECKPOINT_STEPS` chunks. Going forward one step from
-the frame made last (the slider, the play button) feeds one chunk.
+Frame k is then made by taking the last checkpoint before k, feeding a new
+accumulator the events dispatched until then (it is not copied: its message
+grows with the stream), and feeding the chunks from there to k: at most
+`CHECKPOINT_STEPS` of them, more only inside a line longer than that many
+bytes. Going forward from the frame made last (the slider, the play button)
+just feeds the chunks in between. A 1 MiB capture at 1-byte chunks opens in
+about a second and holds about 5 MB (benchmarks/README.md, benchmark 6).
 
 Deliberately not handled here: HTML (`html.py`) and widgets (`widget.py`).
 """
@@ -44,8 +47,8 @@ import copy
 import re
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
-from itertools import chain
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, overload
 
 from ..accumulator import MessageAccumulator, decode_event
@@ -199,7 +202,7 @@ class ChunkPlan:
         return (step - 1) * self._chunk, min(step * self._chunk, self.size)
 
     def step_reaching(self, offset: int) -> int:
-        """The first step (1..len) whose chunk has brought byte offset `offset` (len if none)."""
+        """The first step (1..len) after which `offset` bytes have arrived (len if none)."""
         if self._chunk is None:
             return min(bisect_left(self._ends, offset) + 1, len(self))
         return min(max(-(-offset // self._chunk), 1), len(self))

@@ -1,7 +1,7 @@
-"""Drawing frames as HTML: the stepper's panels, and a static page holding every frame.
+"""Drawing frames as HTML: the stepper's panels, and a static page holding the frames.
 
 The widget (`widget.py`) redraws the panels with `render_panels` at every step.
-`static_page` draws the same panels for every frame once and embeds them as JSON
+`static_page` draws the same panels for each frame once and embeds them as JSON
 beside a plain JavaScript range slider: one self-contained file (no external
 script, no CDN) that still works where no kernel runs (nbviewer, a course site).
 

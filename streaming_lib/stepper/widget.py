@@ -168,8 +168,9 @@ class StreamStepper(widgets.VBox):
     # -- without a kernel -----------------------------------------------------------------
 
     def to_html(self, path: str | Path | None = None, chunk_sizes: tuple[ChunkSize, ...] | None = None) -> str:
-        """A self-contained HTML page with every frame (of the current chunk size, or of each
-        of `chunk_sizes`, with a selector); written to `path` too if given."""
+        """A self-contained HTML page with the frames of the current chunk size, or of each of
+        `chunk_sizes` with a selector (every step, or `html.PAGE_FRAMES` evenly spaced ones,
+        as the page says); written to `path` too if given."""
         sizes = chunk_sizes or (self.chunk_size,)
         page = static_page(self.raw, {size: self.frames_for(size) for size in sizes}, title=f"Stream stepper · {self.name}")
         if path is not None:
