@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Callable, Iterator
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -171,7 +172,7 @@ def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], Non
     lines, sse, acc, progress = LineDecoder(), SSEDecoder(), MessageAccumulator(), Progress()
     out("".join(cell(h, w) for h, w in zip(("#", "event", "idx", "delta"), COLUMNS)) + "state")
     try:
-        for chunk in [*chunks_of(raw, chunk_size or max(len(raw), 1)), None]:
+        for chunk in chain(chunks_of(raw, chunk_size or max(len(raw), 1)), [None]):
             new_lines = lines.feed(chunk) if chunk is not None else lines.flush()
             for line in new_lines:
                 dispatched = sse.feed_line(line)
