@@ -15,7 +15,8 @@ from streaming_lib.accumulator import decode_event
 from streaming_lib.events import load_json
 from streaming_lib.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
 from streaming_lib.partial_json import parse_partial_json
-from streaming_lib.stepper import EVENT_BY_EVENT, StreamStepper, chunk_plan, compute_frames, frame_at, frames, static_html
+from streaming_lib.stepper import EVENT_BY_EVENT, StreamStepper, chunk_plan, compute_frames, frame_at, static_html
+from streaming_lib.stepper import frames as stepper_frames
 from streaming_lib.stepper import html as stepper_html
 from streaming_lib.stepper.html import ByteTokens, byte_tokens, page_data, render_panels
 
@@ -196,7 +197,7 @@ def frame_state(frame):
 @pytest.mark.parametrize("name", ["fixture", "crlf", "cjk_emoji", "two_tools", "sse_fields", "bad_tool_json", "error_mid_stream"])
 @pytest.mark.parametrize("chunk_size", [1, 2, 7, EVENT_BY_EVENT])
 def test_frames_asked_in_any_order_equal_the_stages_fed_from_step_0_in_a_plain_loop(monkeypatch, name, chunk_size):
-    monkeypatch.setattr(frames, "CHECKPOINT_STEPS", 5)  # many checkpoints: most frames resume from one
+    monkeypatch.setattr(stepper_frames, "CHECKPOINT_STEPS", 5)  # many checkpoints: most frames resume from one
     raw = read_fixture(name)
     expected = reference_states(raw, chunk_size)
     lazy = compute_frames(raw, chunk_size)
@@ -482,8 +483,10 @@ def test_the_standalone_page_says_it_needs_javascript_not_to_run_a_cell():
 
 def test_static_returns_an_html_display_object():
     shown = StreamStepper.static("fixture", chunk_sizes=(7, 64))
-    assert shown.data == static_html("fixture", (7, 64)).data
+    assert shown.data.startswith('<div class="ss-root ss-static"') and "Stream stepper · fixture.sse" in shown.data
+    assert [plan["label"] for plan in embedded_data(shown.data)["plans"]] == ["7 bytes", "64 bytes"]
     assert shown.data.count("<option") == 2
+    assert static_html("fixture").data.count("<option") == 0  # one plan: no selector
 
 
 def test_odd_but_accepted_streams_are_drawn_not_a_crash():
