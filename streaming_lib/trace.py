@@ -15,11 +15,12 @@ For each event it prints its number, name, `[index]`, the delta as received
 - `content_block_stop`: the block's length, or the tool input it parsed to;
 - `message_delta`: `stop_reason` and `output_tokens`.
 
-Every row costs what its event brought, never the length of the stream so far
-(`progress.Progress` keeps the counts; no text is re-joined, no JSON
-re-parsed per row), and a row is at most `ROW_COLUMNS` wide: a 2 MB stream
-prints about as many bytes of trace as it has rows, not gigabytes. A stream
-that fails prints the error and the partial message instead of a traceback.
+Every row costs what its event brought (a block's stop: that block, once),
+never the length of the stream so far: `progress.Progress` keeps the counts,
+no text is re-joined and no JSON re-parsed per row. A row is at most
+`ROW_COLUMNS` terminal columns wide, so a 2 MB text stream prints about 2 MB
+of trace, a short row per event. A stream that fails prints the error and the
+partial message instead of a traceback.
 """
 
 from __future__ import annotations
