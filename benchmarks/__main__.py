@@ -15,12 +15,12 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from . import decode, pipeline, preview
+from . import decode, frontends, pipeline, preview
 from .plots import plot_decode, plot_preview
 from .report import targets, text
 from .streams import KiB, MiB
 RESULTS_DIR = Path(__file__).parent / "results"
-NAMES = ("preview", "pipeline", "decode")
+NAMES = ("preview", "pipeline", "decode", "frontends")
 
 
 @dataclass
@@ -31,13 +31,15 @@ class Settings:
     pipeline_size: int = MiB
     decode_size: int = 5 * MiB
     chunk_sizes: list[int] = field(default_factory=lambda: list(decode.CHUNK_SIZES))
+    frontend_sizes: list[int] = field(default_factory=lambda: [64 * KiB, 256 * KiB, MiB])
     repeats: int = 5           # runs per contender; the best one counts
     repeats_1_byte: int = 2    # 1-byte chunks are slow: fewer runs
     sdk_budget: float = 240.0  # seconds: a slower SDK run is extrapolated instead
 
 
 FULL = Settings()
-QUICK = Settings(pipeline_size=256 * KiB, decode_size=MiB, repeats=2, repeats_1_byte=1, sdk_budget=2.0)
+QUICK = Settings(pipeline_size=256 * KiB, decode_size=MiB, frontend_sizes=[16 * KiB, 64 * KiB, 256 * KiB],
+                 repeats=2, repeats_1_byte=1, sdk_budget=2.0)
 
 
 def machine() -> dict[str, Any]:
@@ -93,6 +95,8 @@ def _run(settings: Settings, names: tuple[str, ...], log: Any, started: float) -
     if "decode" in names:
         results["decode"] = decode.run(settings.decode_size, settings.chunk_sizes, repeats=settings.repeats,
                                        repeats_1_byte=settings.repeats_1_byte, log=log)
+    if "frontends" in names:
+        results["frontends"] = frontends.run(settings.frontend_sizes, repeats=min(settings.repeats, 3), log=log)
     results["load_average_at_end"] = [round(load, 2) for load in os.getloadavg()]
     results["elapsed_s"] = time.perf_counter() - started
     results["targets"] = targets(results)

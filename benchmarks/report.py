@@ -71,6 +71,16 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             flatness = min(large) / max(large)
             add("4. decode flat as chunks grow: slowest / fastest MB/s from 4 KiB", ">= 0.8",
                 flatness, flatness >= 0.8)
+    frontends = results.get("frontends")
+    if frontends and len(frontends["rows"]) > 2:
+        slopes, sizes = frontends["slopes"], sorted({row["size"] for row in frontends["rows"]})
+        span = f"{size_text(sizes[0])} to {size_text(sizes[-1])}"
+        for number, name in ((5, "trace"), (6, "stepper")):
+            for measure, what in (("time", "time"), ("memory", "peak memory")):
+                worst = max((kind for kind in ("text", "tool")), key=lambda kind: slopes[f"{name}_{kind}_{measure}"])
+                value = slopes[f"{name}_{worst}_{measure}"]
+                add(f"{number}. {name}: log-log slope of {what}, {span}", "<= 1.1", value, value <= 1.1,
+                    f"the higher of the text and tool streams: {worst}")
     return found
 
 
@@ -116,6 +126,23 @@ def text(results: dict[str, Any]) -> str:
                  f"{row['ours_mb_s']:.1f}", f"{row['sdk_s'] / row['ours_s']:.2f}x",
                  f"{row['httpx_sse_s'] / row['ours_s']:.2f}x"] for row in decode["rows"]]
         out.append(_table(["chunk", "SDK", "httpx-sse", "ours", "vs SDK", "vs httpx-sse"], rows))
+        out.append("")
+    frontends = results.get("frontends")
+    if frontends:
+        out.append("5 and 6. Front ends: trace (the whole stream as one chunk) and the stepper "
+                   f"(opened at 1-byte chunks: the last frame, the middle, {frontends['walk_steps']} steps on)")
+        rows = [[row["stream"], size_text(row["size"]), f"{row['events']:,}",
+                 seconds_text(row["trace_s"]), f"{row['trace_peak_bytes'] / 1e6:.1f} MB",
+                 f"{row['trace_output_bytes'] / 1e6:.2f} MB",
+                 seconds_text(row["stepper_s"]), f"{row['stepper_peak_bytes'] / 1e6:.1f} MB"]
+                for row in frontends["rows"]]
+        out.append(_table(["stream", "size", "events", "trace", "peak memory", "printed",
+                           "stepper", "peak memory"], rows))
+        slopes = frontends["slopes"]
+        if all(value is not None for value in slopes.values()):
+            out.append("log-log slopes (time, memory): " + ", ".join(
+                f"{name} on {kind} {slopes[f'{name}_{kind}_time']:.2f}, {slopes[f'{name}_{kind}_memory']:.2f}"
+                for name in ("trace", "stepper") for kind in ("text", "tool")))
         out.append("")
     out.append("Targets")
     for target in results.get("targets") or targets(results):

@@ -9,6 +9,8 @@ Two kinds, both deterministic (same size, same bytes, every run):
   some non-ASCII text (sent raw, as UTF-8).
 - `text_stream(size)`: one text block in `text_delta` events of a few
   characters each, until the whole body is about `size` bytes.
+- `tool_stream_of(size)`: a tool stream as above whose whole body (not its
+  input) is about `size` bytes, for benchmarks that scale with the bytes.
 
 Not a goal: the variety of real model output (thinking, citations, several
 tools). These streams stress one thing each: a long tool input, many events.
@@ -123,3 +125,11 @@ def text_stream(size: int) -> bytes:
         body.append(event)
         used, k = used + len(event.encode()), k + 1
     return (head + "".join(body) + tail).encode()
+
+
+@cache
+def tool_stream_of(size: int) -> bytes:
+    """A `tool_stream` whose whole body is about `size` bytes (its input is about a ninth of that)."""
+    sample = 16 * KiB  # every fragment costs the same SSE around it: the ratio holds at any size
+    body_per_input_byte = len(tool_stream(sample)) / len("".join(tool_fragments(sample)).encode())
+    return tool_stream(int(size / body_per_input_byte))

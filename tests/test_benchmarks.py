@@ -18,6 +18,7 @@ TINY = Settings(
     pipeline_size=8192,
     decode_size=8192,
     chunk_sizes=[1, 64, 4096, 8192],
+    frontend_sizes=[2048, 4096, 8192],
     repeats=1,
     repeats_1_byte=1,
     sdk_budget=1000.0,
@@ -66,6 +67,9 @@ def test_every_benchmark_fills_its_rows(results):
     assert [row["chunk_bytes"] for row in results["decode"]["rows"]] == TINY.chunk_sizes
     assert results["pipeline"]["ours_s"] > 0 and results["pipeline"]["sdk_s"] > 0
     assert set(results["preview"]["slopes"]) == {"ours_changes", "ours_snapshots", "ours_snapshots_no_trailing", "sdk", "sdk_top"}
+    assert [(row["stream"], row["size"]) for row in results["frontends"]["rows"]] == [
+        (kind, size) for kind in ("text", "tool") for size in TINY.frontend_sizes]
+    assert all(row["trace_peak_bytes"] > 0 and row["stepper_output_bytes"] > 0 for row in results["frontends"]["rows"])
 
 
 def test_the_machine_is_described_without_its_name(results):
@@ -76,11 +80,11 @@ def test_the_machine_is_described_without_its_name(results):
 
 def test_the_table_shows_every_benchmark_and_every_target_with_a_mark(results):
     report = text(results)
-    for title in ("1 and 2. Live preview", "3. Whole pipeline", "4. Bytes to events", "Targets"):
+    for title in ("1 and 2. Live preview", "3. Whole pipeline", "4. Bytes to events", "5 and 6. Front ends", "Targets"):
         assert title in report
-    assert len(results["targets"]) == 7
+    assert len(results["targets"]) == 11
     assert all(target["passed"] in (True, False) for target in results["targets"])
-    assert report.count("✔") + report.count("✘") == 7
+    assert report.count("✔") + report.count("✘") == 11
 
 
 def test_an_sdk_run_over_budget_is_extrapolated_and_says_so():
@@ -104,6 +108,21 @@ def test_the_command_line_runs_one_benchmark_and_writes_where_told(monkeypatch, 
     assert cli.main(["--quick", "--only", "pipeline", "--out", str(tmp_path)]) == 0
     assert "3. Whole pipeline" in capsys.readouterr().out
     assert set(json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))) >= {"pipeline", "targets"}
+
+
+def test_the_front_end_benchmarks_run_alone_and_print_without_writing(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(cli, "QUICK", TINY)
+    monkeypatch.setattr(cli, "RESULTS_DIR", tmp_path)
+    assert cli.main(["--quick", "--only", "frontends"]) == 0
+    report = capsys.readouterr().out
+    assert "5 and 6. Front ends" in report and "1 and 2." not in report
+    assert report.count("✔") + report.count("✘") == 4
+    assert not list(tmp_path.iterdir())  # one group alone never overwrites the committed results
+
+
+def test_a_tool_stream_of_a_size_has_a_body_of_about_that_size():
+    for size in (64 * 1024, 256 * 1024):
+        assert 0.95 * size < len(streams.tool_stream_of(size)) <= 1.05 * size
 
 
 def test_sizes_print_in_binary_units():

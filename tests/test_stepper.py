@@ -1,17 +1,24 @@
 """The stepper: frames at every step, split characters and CRLFs, errors at their step, the widget, the static page."""
 
+import copy
 import html
 import json
+import random
 import re
-import time
+import tracemalloc
 
 import pytest
 
-from streaming_lib import LineDecoder, MessageAccumulator, SSEDecoder, StreamError, accumulate
+from benchmarks.streams import text_stream
+from streaming_lib import LineDecoder, MessageAccumulator, PartialJSONError, SSEDecoder, StreamError, accumulate
 from streaming_lib.accumulator import decode_event
+from streaming_lib.events import load_json
 from streaming_lib.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
+from streaming_lib.partial_json import parse_partial_json
 from streaming_lib.stepper import EVENT_BY_EVENT, StreamStepper, chunk_plan, compute_frames, frame_at, static_html
-from streaming_lib.stepper.html import byte_tokens, page_data
+from streaming_lib.stepper import frames as stepper_frames
+from streaming_lib.stepper import html as stepper_html
+from streaming_lib.stepper.html import ByteTokens, byte_tokens, page_data, render_panels
 
 RAW = read_fixture()
 ERROR_EVENT = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
@@ -127,16 +134,166 @@ def test_stop_reason_and_usage_arrive_with_message_delta():
     assert not delta.complete and frames[delta.step + 1].complete
 
 
-def test_computing_every_frame_at_one_byte_chunks_takes_well_under_a_second():
-    started = time.perf_counter()
-    frames = compute_frames(RAW, 1)
-    assert time.perf_counter() - started < 1.0
-    assert len(frames) == len(RAW) + 2
+def reference_states(raw, chunk_size):
+    """What the stages hold after each step, fed from step 0 in a plain loop (no checkpoint,
+    no sharing): the rule every frame must follow, however it was made."""
+    lines, sse, acc = LineDecoder(), SSEDecoder(), MessageAccumulator()
+    dispatched, states = 0, []
+
+    def state(completed, error):
+        message = acc.message
+        buffers = acc.json_buffers
+        tools = []
+        for index in sorted(acc.input_parsers):
+            try:
+                partial = parse_partial_json(buffers[index], trailing_strings=True)
+            except PartialJSONError:
+                partial = None
+            try:
+                load_json(buffers[index])
+                parses = True
+            except ValueError:
+                parses = False
+            tools.append((index, buffers[index], parses, partial, index in acc.stopped))
+        return {
+            "pending": lines.pending, "after_cr": lines.after_cr, "lines": tuple(completed),
+            "event_type": sse.event_type, "data_lines": tuple(sse.data_lines), "last_event_id": sse.last_event_id,
+            "retry": sse.retry, "events": dispatched, "content": copy.deepcopy(message["content"]) if message else None,
+            "stopped": tuple(sorted(acc.stopped)), "tools": tools, "complete": acc.complete, "error": error,
+        }
+
+    states.append(state((), None))
+    for chunk in [raw[start:end] for start, end in chunk_plan(raw, chunk_size)] + [None]:
+        completed, error = [], None
+        try:
+            completed = lines.feed(chunk) if chunk is not None else lines.flush()
+            for line in completed:
+                event = sse.feed_line(line)
+                if event is not None:
+                    dispatched += 1
+                    decoded = decode_event(event, acc.event_number + 1)
+                    if decoded is not None:
+                        acc.feed(decoded)
+            if chunk is None:
+                acc.final_message()
+        except StreamError as failure:
+            error = {"type": type(failure).__name__, "message": str(failure)}
+        states.append(state(completed, error))
+        if error:
+            break
+    return states
 
 
-def test_frames_are_a_pure_function_of_the_bytes_the_plan_and_the_step():
-    assert compute_frames(RAW, 3) == compute_frames(RAW, 3)
-    assert frame_at(RAW, 3, 100) == compute_frames(RAW, 3)[100]
+def frame_state(frame):
+    tools = [(t["index"], t["raw"], t["parses"], t["partial"], t["stopped"]) for t in frame.tools]
+    return {
+        "pending": frame.pending, "after_cr": frame.after_cr, "lines": frame.lines, "event_type": frame.event_type,
+        "data_lines": frame.data_lines, "last_event_id": frame.last_event_id, "retry": frame.retry,
+        "events": len(frame.events), "content": frame.content, "stopped": frame.stopped, "tools": tools,
+        "complete": frame.complete, "error": frame.error,
+    }
+
+
+@pytest.mark.parametrize("name", ["fixture", "crlf", "cjk_emoji", "two_tools", "sse_fields", "bad_tool_json", "error_mid_stream"])
+@pytest.mark.parametrize("chunk_size", [1, 2, 7, EVENT_BY_EVENT])
+def test_frames_asked_in_any_order_equal_the_stages_fed_from_step_0_in_a_plain_loop(monkeypatch, name, chunk_size):
+    monkeypatch.setattr(stepper_frames, "CHECKPOINT_STEPS", 5)  # many checkpoints: most frames resume from one
+    raw = read_fixture(name)
+    expected = reference_states(raw, chunk_size)
+    lazy = compute_frames(raw, chunk_size)
+    assert len(lazy) == len(expected)
+    order = list(range(len(lazy)))
+    random.Random(len(raw)).shuffle(order)
+    for step in order[:150] + sorted(order[150:]):  # jumps back and forth, then a walk forward
+        assert frame_state(lazy[step]) == expected[step], step
+        assert lazy[step].step == step
+
+
+def test_frame_at_gives_the_state_at_a_known_step_of_the_course_fixture():
+    frame = frame_at(RAW, 7, 87)  # bytes 602-609: the chunk ends inside 找 (e6 89 be)
+    assert (frame.kind, frame.start, frame.end) == ("chunk", 602, 609)
+    assert frame.pending == b'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\xe6\x89'
+    assert frame.partial_char == "找".encode()[:2]
+    assert (frame.event_type, frame.data_lines, frame.lines) == ("content_block_delta", (), ())
+    assert [event["event"] for event in frame.events] == ["message_start", "content_block_start", "ping"]
+    assert frame.content == [{"type": "text", "text": ""}] and frame.tools == ()
+    tool = frame_at(RAW, EVENT_BY_EVENT, 12).tools[0]  # the first fragment of the tool input has arrived
+    assert (tool["raw"], tool["parses"], tool["partial"]) == ('{"path": "ca', False, {"path": "ca"})
+    last = frame_at(RAW, 7, -1)  # the end of the stream: the connection closed
+    assert (last.kind, last.step, last.end, last.complete, last.error) == ("end", len(chunked(RAW, 7)) + 1, len(RAW), True, None)
+    with pytest.raises(IndexError):
+        frame_at(RAW, 7, len(chunked(RAW, 7)) + 2)
+
+
+def test_a_long_capture_at_1_byte_chunks_holds_a_small_multiple_of_its_size():
+    raw = text_stream(128 * 1024)
+    tracemalloc.start()
+    try:
+        lazy = compute_frames(raw, 1)
+        middle, last = lazy[len(lazy) // 2], lazy[-1]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(lazy) == len(raw) + 2 and last.complete and middle.end == len(lazy) // 2
+    assert peak < 10 * len(raw)  # a frame per step, each with its pending line, would be thousands of times more
+
+
+# -- the bytes' characters ----------------------------------------------------------
+
+
+def test_a_byte_that_starts_no_character_is_never_said_to_wait_for_more():
+    frames_ = compute_frames(b"data: \xc0x\n\n", 7)  # c0 (an overlong lead) is invalid at once
+    assert frames_[1].pending == b"data: \xc0" and frames_[1].partial_char == b""
+    assert "UTF-8 character" not in stepper_html.lines_html(frames_[1])
+
+
+@pytest.mark.parametrize(("char", "cut"), [("é", 1), ("原", 1), ("原", 2), ("😀", 1), ("😀", 3)])
+def test_a_character_cut_by_a_chunk_says_how_many_of_its_bytes_have_arrived(char, cut):
+    raw = b"data: " + char.encode() + b"\n\n"
+    frame = compute_frames(raw, 6 + cut)[1]
+    assert frame.partial_char == char.encode()[:cut]
+    assert f"{cut} of its {len(char.encode())} bytes have arrived" in stepper_html.lines_html(frame)
+
+
+def test_tokens_for_any_slice_of_the_bytes_are_that_slice_of_the_tokens_of_all():
+    raw = read_fixture("cjk_emoji") + b"\xc0\xe5\x8e\r\xed\xa0\x80\xf0\x9f\x98\x80\r\n"
+    whole = byte_tokens(raw)
+    lazy = ByteTokens(raw)
+    for start in range(0, len(raw), 5):
+        for end in (start, start + 1, start + 3, start + 40, len(raw)):
+            assert byte_tokens(raw, start, min(end, len(raw))) == whole[start : min(end, len(raw))]
+            assert lazy[start:end] == whole[start:end]
+
+
+# -- bounded panels and pages ----------------------------------------------------------
+
+
+def test_every_panel_shows_a_bounded_window_and_says_how_much_came_before():
+    raw = text_stream(256 * 1024)
+    lazy = compute_frames(raw, 64)
+    frame = lazy[len(lazy) - 3]  # near the end: long text, many events, many bytes
+    panels = render_panels(ByteTokens(raw), frame, len(lazy), len(raw))
+    assert len(panels) < 100_000  # the events alone are 262,000 bytes of data
+    low = frame.end - stepper_html.BYTES_SHOWN
+    assert f"… {low:,} earlier bytes" in panels
+    assert f"… {len(frame.events) - stepper_html.EVENTS_SHOWN:,} earlier events" in panels
+    text = frame.content[0]["text"]
+    assert f"… {len(text) - stepper_html.TEXT_SHOWN:,} earlier characters" in panels
+    assert html.escape(text[-stepper_html.TEXT_SHOWN :]) in panels
+
+
+def test_a_page_with_more_steps_than_it_holds_keeps_evenly_spaced_ones_and_says_so(monkeypatch):
+    monkeypatch.setattr(stepper_html, "PAGE_FRAMES", 20)
+    lazy = compute_frames(RAW, 7)
+    page = StreamStepper(chunk_size=7).to_html()
+    plan = embedded_data(page)["plans"][0]
+    steps = [row[1] for row in plan["frames"]]
+    assert len(steps) == 20 and steps[0] == 0 and steps[-1] == len(lazy) - 1 and steps == sorted(set(steps))
+    assert plan["last"] == len(lazy) - 1
+    assert plan["note"] == f"This page holds 20 of the stream's {len(lazy):,} steps, evenly spaced; " \
+        "the stepper widget in a notebook (StreamStepper) shows every step."
+    assert 'max="19"' in page
+    assert embedded_data(StreamStepper(chunk_size=EVENT_BY_EVENT).to_html())["plans"][0]["note"] == ""  # 20 steps: all held
 
 
 # -- failures ---------------------------------------------------------------------------
@@ -327,8 +484,10 @@ def test_the_standalone_page_says_it_needs_javascript_not_to_run_a_cell():
 
 def test_static_returns_an_html_display_object():
     shown = StreamStepper.static("fixture", chunk_sizes=(7, 64))
-    assert shown.data == static_html("fixture", (7, 64)).data
+    assert shown.data.startswith('<div class="ss-root ss-static"') and "Stream stepper · fixture.sse" in shown.data
+    assert [plan["label"] for plan in embedded_data(shown.data)["plans"]] == ["7 bytes", "64 bytes"]
     assert shown.data.count("<option") == 2
+    assert static_html("fixture").data.count("<option") == 0  # one plan: no selector
 
 
 def test_odd_but_accepted_streams_are_drawn_not_a_crash():

@@ -290,3 +290,23 @@ def test_two_copies_of_a_static_stepper_both_start_when_their_scripts_run_by_eva
     expect(page.locator(".ss-noscript")).to_have_count(0)
     expect(page.locator(".ss-status").nth(1)).to_contain_text("step 0 / ")
     assert errors == []
+
+
+def test_a_page_holding_only_some_steps_says_so_and_still_reaches_the_last(browser, tmp_path, monkeypatch):
+    from streaming_lib.stepper import html as stepper_html
+
+    monkeypatch.setattr(stepper_html, "PAGE_FRAMES", 20)
+    stepper = StreamStepper(chunk_size=7)
+    path = tmp_path / "stepper.html"
+    stepper.to_html(path, chunk_sizes=(7, EVENT_BY_EVENT))  # 338 steps thinned to 20; 20 steps kept whole
+    last = len(stepper.frames) - 1
+    page = browser.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(path.as_uri())
+    note = page.locator(".ss-thin")
+    expect(note).to_have_text(f"This page holds 20 of the stream's {last + 1} steps, evenly spaced; "
+                              "the stepper widget in a notebook (StreamStepper) shows every step.")
+    page.locator(".ss-slider").press("End")
+    expect(page.locator(".ss-status")).to_contain_text(f"step {last} / {last}")
+    page.locator(".ss-plan").select_option(label="event by event")
+    expect(note).to_be_hidden()  # every step is on the page: nothing to say

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from streaming_lib.fixtures import MAIN_FIXTURE
-from streaming_lib.trace import run
+from streaming_lib.progress import TAIL_CHARS
+from streaming_lib.trace import ROW_COLUMNS, run, width
 
 
 def trace_lines(path=MAIN_FIXTURE, **options):
@@ -24,21 +25,24 @@ def test_one_row_per_event_after_a_header():
     assert out[1].split()[:3] == ["1", "message_start", "msg_stream_01"]
 
 
-def test_text_rows_show_the_running_text():
+def test_text_rows_show_what_the_event_added_the_running_length_and_the_end_of_the_text():
     _, out = trace_lines()
-    assert out[4].rstrip().endswith('text: "找到"')
-    assert out[8].rstrip().endswith('text: "找到原因了：add 写成了减法，我来修正。"')
+    assert out[4].endswith('text +2 chars, 2 so far: "找到"')
+    assert out[8].endswith('text +3 chars, 21 so far: "找到原因了：add 写成了减法，我来修正。"')
+    assert out[9].endswith('text done, 21 chars: "找到原因了：add 写成了减法，我来修正。"')
 
 
-def test_tool_rows_show_whether_the_buffer_parses_and_the_input_at_the_stop():
+def test_tool_rows_show_the_counts_whether_the_buffer_parses_what_changed_and_the_input_at_the_stop():
     _, out = trace_lines(chunk_size=3)
     assert [("✔" in row, "✘" in row) for row in out[11:16]] == [(False, True)] * 4 + [(True, False)]
-    assert out[16].rstrip().endswith('input: {"path": "calc.py", "content": "def add(a, b):\\n    return a + b\\n"}')
+    assert out[12].endswith('+12 chars, 12 so far · ✘ not JSON yet · input["path"] += "ca"')
+    assert out[15].endswith('+14 chars, 68 so far · ✔ parses · input["content"] += "turn a + b\\n"')
+    assert out[16].endswith('input: {"path": "calc.py", "content": "def add(a, b):\\n    return a + b\\n"}')
 
 
 def test_message_delta_row_shows_stop_reason_and_output_tokens():
     _, out = trace_lines()
-    assert out[17].rstrip().endswith("stop_reason=tool_use output_tokens=58")
+    assert out[17].endswith("stop_reason=tool_use output_tokens=58")
 
 
 def test_with_sdk_it_prints_the_sdks_tool_input_and_confirms_the_match():
@@ -72,7 +76,33 @@ def test_a_tool_buffer_json_cannot_use_is_shown_as_not_parsing_not_a_traceback(t
     path = tmp_path / "odd.sse"
     path.write_bytes(HEAD + fragment_event(fragment))
     status, out = trace_lines(path)
-    assert status == 1 and any("✘ not JSON yet" in line for line in out)
+    assert status == 1 and f"+{len(fragment):,} chars, {len(fragment):,} so far · ✘ not JSON: " in out[3]
+
+
+def test_text_after_a_whole_tool_input_is_said_at_once(tmp_path):
+    path = tmp_path / "stray.sse"
+    path.write_bytes(HEAD + fragment_event('{"x": 1}') + fragment_event(" \n") + fragment_event("}"))
+    _, out = trace_lines(path)
+    assert ["✔ parses" in row for row in out[3:6]] == [True, True, False]
+    assert "✘ not JSON: more text after the value" in out[5]
+
+
+def big_text_stream(pieces):
+    events = [json.loads(HEAD.split(b"data: ")[1].split(b"\n")[0]),
+              {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}]
+    events += [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}} for p in pieces]
+    events += [{"type": "content_block_stop", "index": 0}, {"type": "message_delta", "delta": {"stop_reason": "end_turn"}},
+               {"type": "message_stop"}]
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+def test_every_row_is_at_most_a_row_wide_however_long_the_text_so_far(tmp_path):
+    path = tmp_path / "long.sse"
+    path.write_bytes(big_text_stream(["word " * 200] * 50 + ["x" * 20_000]))
+    status, out = trace_lines(path)
+    assert status == 0
+    assert max(width(row) for row in out) <= ROW_COLUMNS
+    assert out[-3].endswith(f'text done, {50 * 1000 + 20_000:,} chars: …"{"x" * TAIL_CHARS}"')
 
 
 def test_bad_data_after_message_start_still_shows_the_partial_message(tmp_path):

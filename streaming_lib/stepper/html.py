@@ -1,7 +1,7 @@
-"""Drawing frames as HTML: the stepper's panels, and a static page holding every frame.
+"""Drawing frames as HTML: the stepper's panels, and a static page holding the frames.
 
 The widget (`widget.py`) redraws the panels with `render_panels` at every step.
-`static_page` draws the same panels for every frame once and embeds them as JSON
+`static_page` draws the same panels for each frame once and embeds them as JSON
 beside a plain JavaScript range slider: one self-contained file (no external
 script, no CDN) that still works where no kernel runs (nbviewer, a course site).
 
@@ -12,11 +12,15 @@ shown as itself if it is printable ASCII and as an escape otherwise (`\\n`,
     >>> "".join(byte_tokens(b"a<\\n"))
     'a&lt;<span class="ss-esc">\\\\n</span>\\n'
 
-Size: the bytes panel, which grows with the stream, is rebuilt in the page from
-one HTML token per byte; every other panel is stored once per distinct content
-(most steps change one panel or none), so the page grows about linearly with the
-number of steps. The course fixture (2,350 bytes) makes a page of about 70 kB
-at 7-byte chunks, 170 kB at 1-byte chunks, 270 kB with all five chunk sizes.
+Size: every panel is bounded, however long the stream: the bytes panel shows
+the last `BYTES_SHOWN` bytes received, the events panel the last `EVENTS_SHOWN`
+events, and a long text (a block's text, a JSON buffer, a data line) its last
+`TEXT_SHOWN` characters, each with a note saying how much came before. The
+page stores each distinct panel once (most steps change one panel or none) and
+at most `PAGE_FRAMES` frames per chunk plan: past that it keeps evenly spaced
+steps and says so above the slider. The course fixture (2,350 bytes) makes a
+page of about 70 kB at 7-byte chunks, 170 kB at 1-byte chunks, 270 kB with all
+five chunk sizes.
 
 Deliberately not handled here: computing frames (`frames.py`), widgets (`widget.py`).
 """
@@ -25,10 +29,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..utf8 import characters, unfinished_character
 from .frames import EVENT_BY_EVENT, ChunkSize, Frame
 
 
@@ -41,63 +48,101 @@ def _asset(name: str) -> str:  # a file shipped beside this module -> its text
 # almost every step: its script builds them from a few numbers per frame.
 STRING_SLOTS = ("error", "lines", "sse", "content", "tools", "stop")
 
+# What a panel shows at most: a panel that grew with the stream would make
+# every step cost the stream so far (and a page of frames, its square).
+BYTES_SHOWN = 8192  # the last bytes received, in the bytes panel
+PENDING_SHOWN = 2048  # the last pending bytes, in the LineDecoder panel
+EVENTS_SHOWN = 100  # the last events dispatched
+TEXT_SHOWN = 1000  # characters of one long text: a block's text, a JSON buffer, a line
+LINES_SHOWN = 50  # lines in one list: the lines a chunk completed, the data lines
+PAGE_FRAMES = 2500  # frames per chunk plan on the static page (the fixture at 1-byte chunks fits)
+
+# Where the bytes panel breaks its line: after an LF, and after a CR not followed by LF.
+LINE_BREAK = re.compile(rb"\n|\r(?!\n)")
+
 _ESCAPES = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
 
 
 # -- bytes ---------------------------------------------------------------------
 
 
-def _utf8_length(byte: int) -> int:  # lead byte -> length of its character (0: not a lead byte)
-    return 1 if byte < 0x80 else 2 if 0xC2 <= byte < 0xE0 else 3 if 0xE0 <= byte < 0xF0 else 4 if 0xF0 <= byte < 0xF5 else 0
+def _plain_token(byte: int) -> str:
+    if 0x20 <= byte < 0x7F:
+        return escape(chr(byte))
+    text = _ESCAPES.get(byte, f"\\x{byte:02x}")
+    return f'<span class="ss-esc">{text}</span>'
 
 
-def byte_tokens(raw: bytes) -> list[str]:
-    """One HTML string per byte of `raw` (list of str, `len(raw)` items).
+_PLAIN = [_plain_token(byte) for byte in range(256)]  # a byte's token when it carries no character
+
+
+def byte_tokens(raw: bytes, start: int = 0, end: int | None = None) -> list[str]:
+    """One HTML string per byte of `raw[start:end]` (list of str).
 
     Printable ASCII is itself (escaped for HTML); any other byte is its Python
     escape in a `ss-esc` span. A line ending is followed by a real line break,
     so the panel keeps the stream's lines. The bytes of a valid UTF-8 character
-    carry the character as a tooltip.
+    carry the character as a tooltip (the same for a slice as in the whole).
     """
-    titles = _character_titles(raw)
-    tokens = []
-    for offset, byte in enumerate(raw):
-        if 0x20 <= byte < 0x7F:
-            tokens.append(escape(chr(byte)))
-            continue
-        text = _ESCAPES.get(byte, f"\\x{byte:02x}")
-        title = titles.get(offset)
-        attributes = f'class="ss-esc ss-u8" title="{title}"' if title else 'class="ss-esc"'
-        ends_line = byte == 0x0A or (byte == 0x0D and raw[offset + 1 : offset + 2] != b"\n")
-        tokens.append(f"<span {attributes}>{text}</span>" + ("\n" if ends_line else ""))
+    end = len(raw) if end is None else end
+    tokens = [_PLAIN[byte] for byte in raw[start:end]]
+    # A character covering `start` begins at most 3 bytes before it, and one
+    # begun before `end` ends at most 3 bytes after: decode those bytes too.
+    low, high = max(0, start - 3), min(len(raw), end + 3)
+    for run in re.finditer(rb"[\x80-\xff]+", raw[low:high]):  # ASCII bytes are never part of a longer character
+        for offset, length, char in characters(run.group()):
+            if char is None:
+                continue
+            title = escape(f"U+{ord(char):04X} {char}")
+            first = low + run.start() + offset
+            for at in range(max(first, start), min(first + length, end)):
+                tokens[at - start] = f'<span class="ss-esc ss-u8" title="{title}">\\x{raw[at]:02x}</span>'
+    for match in LINE_BREAK.finditer(raw, start, min(len(raw), end + 1)):  # +1: is a CR followed by LF?
+        if match.start() < end:
+            tokens[match.start() - start] += "\n"
     return tokens
 
 
-def _character_titles(raw: bytes) -> dict[int, str]:  # offset -> "U+627E 找" for each byte of a valid character
-    titles, offset = {}, 0
-    while offset < len(raw):
-        length = _utf8_length(raw[offset])
-        if length > 1:
-            try:
-                char = raw[offset : offset + length].decode("utf-8")
-            except UnicodeDecodeError:
-                length = 1  # not a whole character: its bytes stay plain escapes
-            else:
-                for at in range(offset, offset + length):
-                    titles[at] = escape(f"U+{ord(char):04X} {char}")
-        offset += max(length, 1)
-    return titles
+class ByteTokens(Sequence):  # type: ignore[type-arg]
+    """`byte_tokens(raw)` made only for the slices asked (the widget shows a window of
+    the bytes: a list of a token per byte would cost a pointer per byte received)."""
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self.raw))
+            if step != 1:
+                raise ValueError("ByteTokens slices are contiguous")
+            return byte_tokens(self.raw, start, max(start, stop))
+        at = range(len(self.raw))[index]
+        return byte_tokens(self.raw, at, at + 1)[0]
 
 
-def bytes_html(tokens: list[str], frame: Frame) -> str:
-    """The bytes received so far, this step's chunk in a `<mark>` (same as the page's JavaScript)."""
-    return "".join(tokens[: frame.start]) + '<mark class="ss-chunk">' + "".join(tokens[frame.start : frame.end]) + "</mark>"
+def _count_note(count: int, what: str) -> str:  # "… 1,234 earlier bytes", before a panel's window
+    return f'<span class="ss-dim">… {count:,} earlier {what}</span>\n' if count else ""
 
 
-def pending_html(tokens: list[str], frame: Frame) -> str:
-    """The line decoder's pending bytes (always the last bytes received), a cut character marked."""
+def bytes_html(tokens: Sequence[str], frame: Frame) -> str:
+    """The last BYTES_SHOWN bytes received, this step's chunk in a `<mark>` (same as the page's JavaScript).
+    `tokens`: `byte_tokens(raw)` or `ByteTokens(raw)`."""
+    low = max(0, frame.end - BYTES_SHOWN)
+    start = max(frame.start, low)
+    return (_count_note(low, "bytes") + "".join(tokens[low:start])
+            + '<mark class="ss-chunk">' + "".join(tokens[start : frame.end]) + "</mark>")
+
+
+def pending_html(tokens: Sequence[str], frame: Frame) -> str:
+    """The line decoder's pending bytes (always the last bytes received; the last
+    PENDING_SHOWN of them), a cut character marked."""
+    first = frame.end - len(frame.pending)
+    low = max(first, frame.end - PENDING_SHOWN)
     cut = frame.end - len(frame.partial_char)
-    html = "".join(tokens[frame.end - len(frame.pending) : cut])
+    html = _count_note(low - first, "bytes") + "".join(tokens[low:cut])
     if frame.partial_char:
         html += '<span class="ss-split">' + "".join(tokens[cut : frame.end]) + "</span>"
     return html
@@ -108,6 +153,29 @@ def pending_html(tokens: list[str], frame: Frame) -> str:
 
 def _json(value: Any) -> str:
     return escape(json.dumps(value, ensure_ascii=False))
+
+
+def _text(text: str, keep: str = "end") -> str:
+    """A text of any length, escaped: at most TEXT_SHOWN characters of it, its `keep` ("end"
+    or "start"), and a note saying how many more there are."""
+    if len(text) <= TEXT_SHOWN:
+        return escape(text)
+    more = f'<span class="ss-dim">… {len(text) - TEXT_SHOWN:,} {{}} characters</span>'
+    if keep == "start":
+        return escape(text[:TEXT_SHOWN]) + more.format("more")
+    return more.format("earlier") + escape(text[-TEXT_SHOWN:])
+
+
+def _json_text(value: Any) -> str:  # a value as JSON, with `_text`'s bound
+    return _text(json.dumps(value, ensure_ascii=False))
+
+
+def _list(items: Sequence[str], skipped: int, what: str, first: int = 1) -> str:
+    """An <ol> of `items` (HTML strings), the last of a list that had `skipped` more
+    before them, numbered from `first` as in the whole list."""
+    number = first + skipped
+    start = "" if number == 1 else f' start="{number}"'
+    return _count_note(skipped, what) + f'<ol class="ss-list"{start}>' + "".join(items) + "</ol>"
 
 
 def _none(text: str = "none") -> str:
@@ -146,17 +214,18 @@ def error_html(frame: Frame) -> str:
 def lines_html(frame: Frame) -> str:
     """Stage 1 beyond the pending bytes themselves: a cut character, a CR at the end, the lines completed."""
     parts = []
-    if frame.partial_char:
-        first, have = frame.partial_char[0], len(frame.partial_char)
+    have, missing = unfinished_character(frame.partial_char)
+    if have:
         parts.append(
             '<div class="ss-callout">the chunk ended inside a UTF-8 character: '
-            f"{have} of its {_utf8_length(first)} bytes have arrived; they wait in <code>pending</code></div>"
+            f"{len(have)} of its {len(have) + missing} bytes have arrived; they wait in <code>pending</code></div>"
         )
     if frame.after_cr:
         parts.append('<div class="ss-callout">the chunk ended with CR: an LF first in the next chunk is its CRLF</div>')
     if frame.lines:
-        items = "".join(f'<li class="ss-new">{_line_html(line)}</li>' for line in frame.lines)
-        parts.append(f'<div class="ss-sub">lines out (decoded str)</div><ol class="ss-list">{items}</ol>')
+        items = [f'<li class="ss-new">{_line_html(line)}</li>' for line in frame.lines[-LINES_SHOWN:]]
+        skipped = len(frame.lines) - len(items)
+        parts.append('<div class="ss-sub">lines out (decoded str)</div>' + _list(items, skipped, "lines"))
     else:
         parts.append(f'<div class="ss-sub">lines out</div>{_none("no line ended at this step")}')
     return "".join(parts)
@@ -166,15 +235,16 @@ def _line_html(line: str) -> str:  # one decoded line, with what the SSE decoder
     if line == "":
         return '<span class="ss-dim">(blank line) ← dispatch the event</span>'
     note = ' <span class="ss-dim">← comment: ignored</span>' if line.startswith(":") else ""
-    return f'<span class="ss-line">{escape(line)}</span>{note}'
+    return f'<span class="ss-line">{_text(line)}</span>{note}'
 
 
 def sse_html(frame: Frame) -> str:
     """Stage 2: the fields of the event being built."""
     event_type = _json(frame.event_type) + (' <span class="ss-dim">(dispatches as "message")</span>' if not frame.event_type else "")
     if frame.data_lines:
-        data = "".join(f'<li><span class="ss-line">{escape(line)}</span></li>' for line in frame.data_lines)
-        data = f'<ol class="ss-list" start="0">{data}</ol>'
+        items = [f'<li><span class="ss-line">{_text(line)}</span></li>' for line in frame.data_lines[-LINES_SHOWN:]]
+        skipped = len(frame.data_lines) - len(items)
+        data = _list(items, skipped, "data lines", first=0)
     else:
         data = _none("empty: a blank line now would dispatch nothing")
     last_id = _none() if frame.last_event_id is None else _json(frame.last_event_id)
@@ -193,15 +263,19 @@ def event_item_html(number: int, event: dict[str, Any]) -> str:
     return (
         f'<div class="{classes}"><span class="ss-num">{number}</span> '
         f'<span class="ss-name">{escape(event["event"])}</span>{event_id}{skipped}'
-        f'<div class="ss-data">{escape(event["data"])}</div></div>'
+        f'<div class="ss-data">{_text(event["data"], keep="start")}</div></div>'
     )
 
 
-def events_html(items: list[str], count: int, new: int) -> str:
-    """The first `count` event items, the `new` last ones (this step's) highlighted (twin of the page's)."""
-    html = "".join(items[: count - new])
-    if new:
-        html += '<div class="ss-new">' + "".join(items[count - new : count]) + "</div>"
+def events_html(items: Sequence[str] | Mapping[int, str], count: int, new: int) -> str:
+    """The last EVENTS_SHOWN of the first `count` event items, the `new` last ones (this
+    step's) highlighted (twin of the page's). `items[i]` is event i's item (from 0); only
+    those shown are read."""
+    low = max(0, count - EVENTS_SHOWN)
+    old = max(low, count - new)
+    html = _count_note(low, "events") + "".join(items[i] for i in range(low, old))
+    if old < count:
+        html += '<div class="ss-new">' + "".join(items[i] for i in range(old, count)) + "</div>"
     return html
 
 
@@ -212,11 +286,11 @@ def _block_html(index: int, block: Any, stopped: bool) -> str:
     state = '<span class="ss-ok">■ stopped</span>' if stopped else '<span class="ss-open">▶ open</span>'
     name = f' <span class="ss-name">{escape(str(block["name"]))}</span>' if "name" in block else ""
     if kind in ("text", "thinking"):
-        body = f'<div class="ss-text">{escape(str(block.get(kind) or ""))}</div>'
+        body = f'<div class="ss-text">{_text(str(block.get(kind) or ""))}</div>'
     elif "input" in block:
-        body = _row("input", f"<code>{_json(block['input'])}</code>")
+        body = _row("input", f"<code>{_json_text(block['input'])}</code>")
     else:
-        body = f"<code>{_json({key: value for key, value in block.items() if key != 'type'})}</code>"
+        body = f"<code>{_json_text({key: value for key, value in block.items() if key != 'type'})}</code>"
     head = f'<div class="ss-block-head"><span class="ss-num">[{index}]</span> <b>{escape(kind)}</b>{name} {state}</div>'
     return f'<div class="ss-block">{head}{body}</div>'
 
@@ -230,36 +304,37 @@ def content_html(frame: Frame) -> str:
     return "".join(_block_html(index, block, index in frame.stopped) for index, block in enumerate(frame.content))
 
 
+def tool_rows(tool: dict[str, Any]) -> list[tuple[str, str]]:
+    """The rows of one tool block's panel, (label, HTML): its JSON buffer, whether
+    `json.loads` accepts it, the partial-JSON preview, and what its stop did."""
+    if tool["parses"]:
+        verdict = '<span class="ss-ok">✔ parses</span>'
+    else:
+        verdict = '<span class="ss-bad">✘ not JSON' + ("" if tool["stopped"] else " yet") + "</span>"
+    raw = _text(tool["raw"]) if tool["raw"] else _none("empty")
+    if tool["preview"] == "value":
+        preview = f"<code>{_json_text(tool['partial'])}</code>"
+    elif tool["preview"] == "empty":
+        preview = _none("no value started yet")
+    else:
+        preview = f'<span class="ss-bad">{escape(tool["preview"])}</span>'
+    rows = [("JSON buffer", f'<code class="ss-raw">{raw}</code>'), ("json.loads", verdict), ("partial JSON", preview)]
+    if tool["stopped"] and tool["parses"]:
+        rows.append(("at stop", "json.loads(buffer) became the block's input"))
+    return rows
+
+
 def tools_html(frame: Frame) -> str:
-    """Each tool block's JSON buffer, whether `json.loads` accepts it, and the partial-JSON preview."""
+    """Each tool block's panel: a head (index, name), then `tool_rows`."""
     if not frame.tools:
         return _none("no tool block yet")
-    parts = []
-    for tool in frame.tools:
-        if tool["parses"]:
-            verdict = '<span class="ss-ok">✔ parses</span>'
-        else:
-            verdict = '<span class="ss-bad">✘ not JSON' + ("" if tool["stopped"] else " yet") + "</span>"
-        raw = escape(tool["raw"]) if tool["raw"] else _none("empty")
-        if tool["preview"] == "value":
-            preview = f"<code>{_json(tool['partial'])}</code>"
-        elif tool["preview"] == "empty":
-            preview = _none("no value started yet")
-        else:
-            preview = f'<span class="ss-bad">{escape(tool["preview"])}</span>'
-        stop = ""
-        if tool["stopped"] and tool["parses"]:
-            stop = _row("at stop", "json.loads(buffer) became the block's input")
-        parts.append(
-            f'<div class="ss-block"><div class="ss-block-head"><span class="ss-num">[{tool["index"]}]</span> '
-            f'<span class="ss-name">{escape(str(tool["name"]))}</span></div>'
-            + _row("JSON buffer", f'<code class="ss-raw">{raw}</code>')
-            + _row("json.loads", verdict)
-            + _row("partial JSON", preview)
-            + stop
-            + "</div>"
-        )
-    return "".join(parts)
+    return "".join(
+        f'<div class="ss-block"><div class="ss-block-head"><span class="ss-num">[{tool["index"]}]</span> '
+        f'<span class="ss-name">{escape(str(tool["name"]))}</span></div>'
+        + "".join(_row(label, value) for label, value in tool_rows(tool))
+        + "</div>"
+        for tool in frame.tools
+    )
 
 
 def stop_html(frame: Frame) -> str:
@@ -338,12 +413,13 @@ def layout(slots: dict[str, str]) -> str:
     )
 
 
-def render_panels(tokens: list[str], frame: Frame, steps: int, total: int) -> str:
-    """All panels of one frame, filled (the widget's HTML): `tokens` from `byte_tokens(raw)`,
-    `steps` the number of frames, `total` the stream's size in bytes."""
+def render_panels(tokens: Sequence[str], frame: Frame, steps: int, total: int) -> str:
+    """All panels of one frame, filled (the widget's HTML): `tokens` from `byte_tokens(raw)`
+    or `ByteTokens(raw)`, `steps` the number of frames, `total` the stream's size in bytes."""
     slots = render_strings(frame)
-    items = [event_item_html(number, event) for number, event in enumerate(frame.events, 1)]
-    slots["events"] = events_html(items, len(frame.events), frame.new_events)
+    count = len(frame.events)
+    items = {i: event_item_html(i + 1, frame.events[i]) for i in range(max(0, count - EVENTS_SHOWN), count)}
+    slots["events"] = events_html(items, count, frame.new_events)
     slots["status"] = status_html(frame, steps, total)
     slots["bytes"] = bytes_html(tokens, frame)
     slots["pending"] = pending_html(tokens, frame)
@@ -363,9 +439,29 @@ def plan_label(chunk_size: ChunkSize) -> str:
 KINDS = ("start", "chunk", "end")  # a frame's kind, as a number in the page's rows
 
 
-def page_data(raw: bytes, plans: dict[ChunkSize, list[Frame]]) -> dict[str, Any]:
+def page_steps(count: int) -> list[int]:
+    """The steps a page embeds of `count`: all of them, or PAGE_FRAMES evenly spaced from the first to the last.
+
+    >>> page_steps(4), len(page_steps(10**6)), page_steps(10**6)[-1]
+    ([0, 1, 2, 3], 2500, 999999)
+    """
+    if count <= PAGE_FRAMES:
+        return list(range(count))
+    return [i * (count - 1) // (PAGE_FRAMES - 1) for i in range(PAGE_FRAMES)]
+
+
+def thinned_note(shown: int, count: int) -> str:
+    """What the page says above its slider when it holds only some steps ("" when it holds all)."""
+    if shown == count:
+        return ""
+    return (f"This page holds {shown:,} of the stream's {count:,} steps, evenly spaced; "
+            "the stepper widget in a notebook (StreamStepper) shows every step.")
+
+
+def page_data(raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]]) -> dict[str, Any]:
     """What the page embeds (JSON-ready): one HTML token per byte, the distinct panel
-    strings, and per plan its event items and one row of numbers per frame:
+    strings, the panels' bounds, and per plan its event items, its last step, the note
+    when it is thinned (`page_steps`), and one row of numbers per frame embedded:
     [kind, step, start, end, len(pending), len(partial_char), events so far, new events,
     complete without error, then one string index per STRING_SLOTS]."""
     strings: list[str] = []
@@ -380,15 +476,19 @@ def page_data(raw: bytes, plans: dict[ChunkSize, list[Frame]]) -> dict[str, Any]
     plan_data = []
     for chunk_size, frames in plans.items():
         rows = []
-        for frame in frames:
+        steps = page_steps(len(frames))
+        for step in steps:  # in order: a lazy `Frames` then only feeds forward
+            frame = frames[step]
             row = [KINDS.index(frame.kind), frame.step, frame.start, frame.end, len(frame.pending)]
             row += [len(frame.partial_char), len(frame.events), frame.new_events, int(frame.complete and not frame.error)]
             html = render_strings(frame)
             rows.append(row + [intern(html[name]) for name in STRING_SLOTS])
-        events = frames[-1].events  # every frame's events are a prefix of the last frame's
+        events = frame.events  # every frame's events are a prefix of the last frame's
         items = [event_item_html(number, event) for number, event in enumerate(events, 1)]
-        plan_data.append({"label": plan_label(chunk_size), "events": items, "frames": rows})
-    return {"slots": list(STRING_SLOTS), "tokens": byte_tokens(raw), "strings": strings, "plans": plan_data}
+        plan_data.append({"label": plan_label(chunk_size), "events": items, "frames": rows, "last": len(frames) - 1,
+                          "note": thinned_note(len(steps), len(frames))})
+    limits = {"bytes": BYTES_SHOWN, "pending": PENDING_SHOWN, "events": EVENTS_SHOWN}
+    return {"slots": list(STRING_SLOTS), "limits": limits, "tokens": byte_tokens(raw), "strings": strings, "plans": plan_data}
 
 
 # The page's script: it draws frame `k` of the chosen plan, nothing else. Its rows
@@ -411,14 +511,14 @@ NOTEBOOK_NOTE = ("Run this cell (Shift+Enter) to use the stepper: a notebook ope
 PAGE_NOTE = "This page needs JavaScript to step through the stream."
 
 
-def static_fragment(raw: bytes, plans: dict[ChunkSize, list[Frame]], *, title: str = "", interval: int = 400,
+def static_fragment(raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]], *, title: str = "", interval: int = 400,
                     note: str = NOTEBOOK_NOTE) -> str:
     """The stepper as one HTML fragment (a div with its style, data and script): for
     `IPython.display.HTML`, or inside a page. The first plan is shown first. `note`
     is what shows instead where the script cannot run."""
     payload = _script_json(page_data(raw, plans))
     element_id = "ss-" + hashlib.sha1(payload.encode()).hexdigest()[:12]  # deterministic: same input, same page
-    steps = len(next(iter(plans.values()))) - 1
+    steps = len(page_steps(len(next(iter(plans.values()))))) - 1  # the slider moves through the rows embedded
     select = ""
     if len(plans) > 1:
         options = "".join(f'<option value="{i}">{escape(plan_label(size))}</option>' for i, size in enumerate(plans))
@@ -433,6 +533,7 @@ def static_fragment(raw: bytes, plans: dict[ChunkSize, list[Frame]], *, title: s
         f'<input class="ss-slider" type="range" min="0" max="{steps}" value="0" step="1" aria-label="step" autocomplete="off">'
         '<button class="ss-next" type="button" title="next step">▶</button>'
         f"{select}</div>"
+        '<p class="ss-thin ss-note"></p>'  # filled by the script when the plan shown is thinned
     )
     # Where scripts do not run (a notebook opened from disk before its cells run,
     # GitHub's preview), the note shows and the inert controls stay hidden; the
@@ -445,8 +546,8 @@ def static_fragment(raw: bytes, plans: dict[ChunkSize, list[Frame]], *, title: s
     )
 
 
-def static_page(raw: bytes, plans: dict[ChunkSize, list[Frame]], *, title: str = "Stream stepper") -> str:
-    """A whole self-contained HTML document with every frame of every plan in `plans`."""
+def static_page(raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]], *, title: str = "Stream stepper") -> str:
+    """A whole self-contained HTML document with the frames of every plan in `plans` (all, or `page_steps`)."""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title>"

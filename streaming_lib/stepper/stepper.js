@@ -13,11 +13,15 @@
   var data = JSON.parse(root.querySelector("script.ss-data").textContent);
   var slider = root.querySelector(".ss-slider"), select = root.querySelector(".ss-plan");
   var play = root.querySelector(".ss-play"), timer = null, received = 0;
-  var total = data.tokens.length;
+  var total = data.tokens.length, limits = data.limits;
   function slot(name) { return root.querySelector('[data-slot="' + name + '"]'); }
   function bytes(from, to) { return data.tokens.slice(from, to).join(""); }
   function plan() { return data.plans[select ? Number(select.value) : 0]; }
-  function status(row, steps) {
+  // "… 1,234 earlier bytes" before a panel's window (note() in html.py: `_count_note`).
+  function note(count, what) {
+    return count ? '<span class="ss-dim">… ' + count.toLocaleString("en-US") + " earlier " + what + "</span>\n" : "";
+  }
+  function status(row, last) {
     var kind = row[0], step = row[1], start = row[2], end = row[3], what;
     if (kind === 0) { what = "nothing received yet · the stream is " + total + " bytes"; }
     else if (kind === 2) { what = "end of stream: the connection closed, the line decoder is flushed"; }
@@ -25,20 +29,24 @@
       what = "chunk " + step + ": bytes " + start + "–" + end + " (" + (end - start) + " B) · " +
         end + " of " + total + " bytes received";
     }
-    var html = '<span class="ss-step">step ' + step + " / " + (steps - 1) + "</span> " + what;
+    var html = '<span class="ss-step">step ' + step + " / " + last + "</span> " + what;
     if (row[8]) { html += ' <span class="ss-ok">✔ message_stop: the message is complete</span>'; }
     return html;
   }
   function draw() {
-    var frames = plan().frames, row = frames[Number(slider.value)], items = plan().events;
+    var shown = plan(), row = shown.frames[Number(slider.value)], items = shown.events;
     var start = row[2], end = row[3], cut = end - row[5], count = row[6], fresh = row[7];
     received = end;
-    slot("status").innerHTML = status(row, frames.length);
-    slot("bytes").innerHTML = bytes(0, start) + '<mark class="ss-chunk">' + bytes(start, end) + "</mark>";
-    slot("pending").innerHTML = bytes(end - row[4], cut) +
+    root.querySelector(".ss-thin").textContent = shown.note;
+    slot("status").innerHTML = status(row, shown.last);
+    var low = Math.max(0, end - limits.bytes), from = Math.max(start, low);
+    slot("bytes").innerHTML = note(low, "bytes") + bytes(low, from) + '<mark class="ss-chunk">' + bytes(from, end) + "</mark>";
+    var first = end - row[4], pendingLow = Math.max(first, end - limits.pending);
+    slot("pending").innerHTML = note(pendingLow - first, "bytes") + bytes(pendingLow, cut) +
       (row[5] ? '<span class="ss-split">' + bytes(cut, end) + "</span>" : "");
-    slot("events").innerHTML = items.slice(0, count - fresh).join("") +
-      (fresh ? '<div class="ss-new">' + items.slice(count - fresh, count).join("") + "</div>" : "");
+    var eventsLow = Math.max(0, count - limits.events), old = Math.max(eventsLow, count - fresh);
+    slot("events").innerHTML = note(eventsLow, "events") + items.slice(eventsLow, old).join("") +
+      (old < count ? '<div class="ss-new">' + items.slice(old, count).join("") + "</div>" : "");
     data.slots.forEach(function (name, i) { slot(name).innerHTML = data.strings[row[9 + i]]; });
   }
   function stop() { clearInterval(timer); timer = null; play.textContent = "▶ play"; }

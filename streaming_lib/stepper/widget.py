@@ -8,8 +8,9 @@ In a notebook:
 
 A front end that only reads: the frames come from `frames.compute_frames` and
 their HTML from `html.render_panels`; this module wires ipywidgets controls
-(a `Play` linked to an `IntSlider`, a chunk-size selector) to them. Frames are
-computed once per chunk size and kept, so moving the slider only redraws.
+(a `Play` linked to an `IntSlider`, a chunk-size selector) to them. The
+`Frames` of each chunk size are made once and kept; they make each frame when
+the slider reaches it, so a capture of any size opens in one pass over it.
 
 Shown where no kernel runs (nbviewer, GitHub, a course site), the stepper falls
 back to its static page: `_repr_mimebundle_` puts it beside the widget view as
@@ -27,8 +28,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..fixtures import FIXTURES_DIR, MAIN_FIXTURE
-from .frames import EVENT_BY_EVENT, ChunkSize, Frame, compute_frames
-from .html import byte_tokens, plan_label, render_panels, static_fragment, static_page
+from .frames import EVENT_BY_EVENT, ChunkSize, Frame, Frames, compute_frames
+from .html import ByteTokens, plan_label, render_panels, static_fragment, static_page
 
 # The chunk sizes offered by the selector: from "every byte is a chunk" to a
 # size real networks deliver, and one event per step.
@@ -66,7 +67,7 @@ class StreamStepper(widgets.VBox):
     `chunk_size`: bytes per chunk, or "event" (`EVENT_BY_EVENT`) for one event per step.
     `static_fallback`: also offer the static page (`text/html`) for renderers without widgets.
 
-    Read it from code: `.frames` (list of `Frame`), `.frame` (the one on screen),
+    Read it from code: `.frames` (a `Frames` sequence), `.frame` (the one on screen),
     `.slider.value` (the step), `.chunk_size`. Controls: `.play`, `.slider`,
     `.chunk_choice`; the panels are the `.panels` HTML widget.
     """
@@ -81,8 +82,8 @@ class StreamStepper(widgets.VBox):
     ) -> None:
         self.raw, self.name = read_source(source)
         self.static_fallback = static_fallback
-        self._tokens = byte_tokens(self.raw)  # the bytes panel's HTML, one string per byte
-        self._frames_by_size: dict[ChunkSize, list[Frame]] = {}  # computed once per chunk size
+        self._tokens = ByteTokens(self.raw)  # the bytes panel's HTML, made for the bytes shown
+        self._frames_by_size: dict[ChunkSize, Frames] = {}  # made once per chunk size
         self._redrawing = True  # no redraw while the controls are being set up or re-ranged
 
         choices = CHUNK_CHOICES if chunk_size in CHUNK_CHOICES else CHUNK_CHOICES + (chunk_size,)
@@ -118,8 +119,8 @@ class StreamStepper(widgets.VBox):
         return self.chunk_choice.value  # type: ignore[no-any-return]
 
     @property
-    def frames(self) -> list[Frame]:
-        """Every frame at the current chunk size."""
+    def frames(self) -> Frames:
+        """Every frame at the current chunk size (each made when read)."""
         return self.frames_for(self.chunk_size)
 
     @property
@@ -127,8 +128,8 @@ class StreamStepper(widgets.VBox):
         """The frame on screen."""
         return self.frames[self.slider.value]
 
-    def frames_for(self, chunk_size: ChunkSize) -> list[Frame]:
-        """Every frame at `chunk_size` (computed on first use, then kept)."""
+    def frames_for(self, chunk_size: ChunkSize) -> Frames:
+        """Every frame at `chunk_size` (the `Frames` made on first use, then kept)."""
         if chunk_size not in self._frames_by_size:
             self._frames_by_size[chunk_size] = compute_frames(self.raw, chunk_size)
         return self._frames_by_size[chunk_size]
@@ -144,10 +145,7 @@ class StreamStepper(widgets.VBox):
         # as many bytes as the one on screen (the end of stream stays the end).
         old = self.frames_for(change["old"])[min(self.slider.value, len(self.frames_for(change["old"])) - 1)]
         frames = self.frames_for(change["new"])
-        if old.kind == "end":
-            step = len(frames) - 1
-        else:
-            step = next((frame.step for frame in frames if frame.end >= old.end), len(frames) - 1)
+        step = len(frames) - 1 if old.kind == "end" else frames.step_reaching(old.end)
         self._range_to(change["new"], step)
 
     def _range_to(self, chunk_size: ChunkSize, step: int) -> None:
@@ -170,8 +168,9 @@ class StreamStepper(widgets.VBox):
     # -- without a kernel -----------------------------------------------------------------
 
     def to_html(self, path: str | Path | None = None, chunk_sizes: tuple[ChunkSize, ...] | None = None) -> str:
-        """A self-contained HTML page with every frame (of the current chunk size, or of each
-        of `chunk_sizes`, with a selector); written to `path` too if given."""
+        """A self-contained HTML page with the frames of the current chunk size, or of each of
+        `chunk_sizes` with a selector (every step, or `html.PAGE_FRAMES` evenly spaced ones,
+        as the page says); written to `path` too if given."""
         sizes = chunk_sizes or (self.chunk_size,)
         page = static_page(self.raw, {size: self.frames_for(size) for size in sizes}, title=f"Stream stepper · {self.name}")
         if path is not None:
