@@ -36,7 +36,7 @@ from .accumulator import MessageAccumulator, decode_event
 from .errors import StreamError
 from .lines import LineDecoder
 from .partial_json import AppendString, Change, SetValue
-from .progress import TAIL_CHARS, BlockProgress, Progress
+from .block_progress import TAIL_CHARS, BlockProgress, Progress
 from .sse import SSEDecoder
 
 COLUMNS = (4, 20, 5, 37)  # widths of: number, event, [index], delta (the state follows)

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from streaming_lib.fixtures import MAIN_FIXTURE
-from streaming_lib.progress import TAIL_CHARS
+from streaming_lib.block_progress import TAIL_CHARS
 from streaming_lib.trace import ROW_COLUMNS, run, width
 
 

@@ -55,7 +55,7 @@ from ..accumulator import MessageAccumulator, decode_event
 from ..errors import StreamError
 from ..lines import LineDecoder
 from ..partial_json import PartialJSONError
-from ..progress import Progress
+from ..block_progress import Progress
 from ..sse import ServerSentEvent, SSEDecoder
 from ..utf8 import unfinished_character
 
