@@ -16,7 +16,7 @@ For each event it prints its number, name, `[index]`, the delta as received
 - `message_delta`: `stop_reason` and `output_tokens`.
 
 Every row costs what its event brought (a block's stop: that block, once),
-never the length of the stream so far: `progress.Progress` keeps the counts,
+never the length of the stream so far: `block_progress.Progress` keeps the counts,
 no text is re-joined and no JSON re-parsed per row. A row is at most
 `ROW_COLUMNS` terminal columns wide, so a 2 MB text stream prints about 2 MB
 of trace, a short row per event. A stream that fails prints the error and the
@@ -213,7 +213,10 @@ def run(path: Path, *, chunk_size: int | None, with_sdk: bool, out: Callable[[st
             out(f"the SDK, on the same bytes, {said}")
         return 1
     for index in acc.incomplete_blocks():
-        out(f"⚠ block {index} never got its content_block_stop: incomplete, not safe to execute")
+        out(f"⚠ block {index} is incomplete: no content_block_stop, or an input that is not a JSON object")
+    for index in sorted(acc.input_parsers):  # every block whose input streamed: the calls
+        verdict = acc.tool_call_verdict(index)
+        out(f"{'✔ may run' if verdict.runnable else '✘ may not run'}: {verdict.reason}")
     if not with_sdk:
         return 0
     from .sdk import compare_messages, sdk_verdict

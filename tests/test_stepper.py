@@ -509,3 +509,22 @@ def test_odd_but_accepted_streams_are_drawn_not_a_crash():
     lone = {"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": "\ud800"}}
     page = StreamStepper(sse(odd_start, lone)).to_html()  # a lone surrogate cannot be UTF-8: written as its escape
     assert page.encode("utf-8") and "\\ud800" in page
+
+
+def test_the_tool_panel_says_whether_the_call_may_run_and_turns_yes_only_at_message_stop():
+    frames = compute_frames(RAW, EVENT_BY_EVENT)
+    verdicts = [(f.tools[0]["runnable"], f.tools[0]["verdict"]) for f in frames if f.tools]
+    assert [runnable for runnable, _ in verdicts].count(True) == 2  # after message_stop, and at the end of the bytes
+    last_event = next(f for f in frames if f.tools and json.loads(f.events[-1]["data"])["type"] == "message_stop")
+    assert last_event.tools[0]["runnable"] and "complete tool_use call" in last_event.tools[0]["verdict"]
+    assert all(not runnable for runnable, _ in verdicts[:-2])
+    assert "no content_block_stop yet" in verdicts[0][1]
+    panel = stepper_html.tools_html(last_event)
+    assert "may it run?" in panel and "✔ yes" in panel
+
+
+def test_the_tool_panel_never_lets_a_server_tool_call_run():
+    last = compute_frames(read_fixture("web_search"), EVENT_BY_EVENT)[-1]
+    tool = last.tools[0]
+    assert tool["runnable"] is False and "(server_tool_use)" in tool["verdict"]
+    assert "✘ no" in stepper_html.tools_html(last)

@@ -17,11 +17,11 @@ def trace_lines(path=MAIN_FIXTURE, **options):
     return status, out
 
 
-def test_one_row_per_event_after_a_header():
+def test_one_row_per_event_after_a_header_then_one_verdict_per_tool_call():
     status, out = trace_lines()
     assert status == 0
     assert out[0].split()[:4] == ["#", "event", "idx", "delta"]
-    assert len(out) == 1 + 18
+    assert len(out) == 1 + 18 + 1
     assert out[1].split()[:3] == ["1", "message_start", "msg_stream_01"]
 
 
@@ -156,3 +156,12 @@ def test_the_command_line_runs_as_a_module():
     assert done.returncode == 0, done.stderr
     assert "✔ the hand-built message equals the SDK's final message" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_the_trace_ends_with_the_verdict_on_every_tool_call():
+    assert trace_lines()[1][-1] == "✔ may run: block 1 is a complete tool_use call, and the message stopped for tool_use"
+    web = trace_lines(MAIN_FIXTURE.parent / "web_search.sse")[1]
+    assert web[-1] == "✘ may not run: block 1 is a call the API runs itself (server_tool_use)"
+    cut = trace_lines(MAIN_FIXTURE.parent / "max_tokens_tool.sse")[1]
+    assert cut[-2].startswith("⚠ block 1 is incomplete")
+    assert cut[-1].startswith("✘ may not run: stop_reason is max_tokens")

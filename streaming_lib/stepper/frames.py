@@ -327,7 +327,7 @@ class _Run:
                     value = parser.snapshot(trailing_strings=True)
                 except PartialJSONError:
                     preview = "empty"  # no value has started yet
-            block = message["content"][index]
+            block, verdict = message["content"][index], acc.tool_call_verdict(index)
             tools.append(
                 {
                     "index": index,
@@ -337,6 +337,8 @@ class _Run:
                     "partial": value,
                     "preview": preview,
                     "stopped": index in acc.stopped,
+                    "runnable": verdict.runnable,  # may the call run? (tool_calls.py)
+                    "verdict": verdict.reason,
                 }
             )
         return {

@@ -306,7 +306,8 @@ def content_html(frame: Frame) -> str:
 
 def tool_rows(tool: dict[str, Any]) -> list[tuple[str, str]]:
     """The rows of one tool block's panel, (label, HTML): its JSON buffer, whether
-    `json.loads` accepts it, the partial-JSON preview, and what its stop did."""
+    `json.loads` accepts it, the partial-JSON preview, what its stop did, and
+    whether the call may run, with the reason (`MessageAccumulator.tool_call_verdict`)."""
     if tool["parses"]:
         verdict = '<span class="ss-ok">✔ parses</span>'
     else:
@@ -321,6 +322,10 @@ def tool_rows(tool: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [("JSON buffer", f'<code class="ss-raw">{raw}</code>'), ("json.loads", verdict), ("partial JSON", preview)]
     if tool["stopped"] and tool["parses"]:
         rows.append(("at stop", "json.loads(buffer) became the block's input"))
+    if tool["runnable"]:
+        rows.append(("may it run?", f'<span class="ss-ok">✔ yes</span>: {escape(tool["verdict"])}'))
+    else:
+        rows.append(("may it run?", f'<span class="ss-bad">✘ no</span>: {escape(tool["verdict"])}'))
     return rows
 
 
