@@ -257,7 +257,11 @@ def update(solutions_dir: Path = SOLUTIONS_DIR, exercises_dir: Path = EXERCISES_
     chosen = {find_exercise(name, list(expected)) for name in reset}
     status = 0
     for path, text in expected.items():
-        if (reset and path not in chosen) or (path.exists() and path.read_text(encoding="utf-8") == text):
+        if reset and path not in chosen:
+            continue
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            if path in chosen:
+                print(f"reset: {shown(path)} (it was as handed out already)")
             continue
         generated = nbformat.reads(text, as_version=4)
         existing = nbformat.read(path, as_version=4) if path.exists() else None

@@ -70,9 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "progress":
         from .progress import EXERCISES_DIR, run as run_progress, table
 
-        folder = args.dir or EXERCISES_DIR
+        # The repository's exercises (an editable install), else those of the current folder.
+        folder = args.dir or (EXERCISES_DIR if EXERCISES_DIR.is_dir() else Path("exercises"))
         if not folder.is_dir():
-            build_parser().error(f"no such folder: {folder}")
+            build_parser().error(f"no such folder: {folder} (pass the exercises' folder with --dir)")
         try:
             results = run_progress(folder, args.names)
         except ValueError as error:

@@ -12,12 +12,13 @@ each exercise, the lesson it practises, the checks passed of all its checks, and
 the first failure: the check (or, when the learner's own cell raised first, that
 cell) and the first line of its message.
 
-Nothing is written back: the learner's notebooks stay as they are. The table is
+It runs the notebooks as last saved, and writes nothing back: the learner's
+notebooks stay as they are. The table is
 the same from run to run for the same answers (no timings, no paths); the
 progress bar, on stderr, shows only on a terminal and is gone when the run ends.
 
 Not handled: grading, hidden tests, timing. A cell that runs longer than
-TIMEOUT seconds fails as TimeoutError.
+TIMEOUT seconds stops that exercise's run: the table says so, and its checks not finished count as failing.
 """
 
 from __future__ import annotations
@@ -31,11 +32,12 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError
 from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parent.parent  # the course repository (the package is installed editable)
 EXERCISES_DIR = ROOT / "exercises"
-TIMEOUT = 300  # seconds per cell
+TIMEOUT = 120  # seconds per cell: every check of a right answer takes a few
 MESSAGE_WIDTH = 72  # characters of the first failure shown in the table
 
 CHECK_LINE = re.compile(r"^# (?P<name>Check \d+):\s*(?P<what>.*)$")  # a check cell's first line
@@ -82,10 +84,15 @@ class Result:
     failed_check: str = ""  # the first failing check's first line, "Check 1: every kind of line ending, ..."
 
 
-def result(name: str, executed: nbformat.NotebookNode) -> Result:
-    """The standing of an exercise from its executed notebook (run with errors allowed)."""
+def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Result:
+    """The standing of an exercise from its executed notebook (run with errors allowed).
+
+    `stopped`: why the run ended before the last cell ("" if it did not); the failure
+    shown when no cell raised before that.
+    """
     checks = [cell for cell in executed.cells if check_name(cell)]
-    failed = [cell for cell in checks if any(out.output_type == "error" for out in cell.outputs)]
+    # A check passes only if it ran: a run cut short (a timeout, a dead kernel) leaves the rest unrun.
+    failed = [cell for cell in checks if cell.execution_count is None or any(out.output_type == "error" for out in cell.outputs)]
     failure, failed_check = "", ""
     if failed:
         failed_check = failed[0].source.split("\n", 1)[0].lstrip("# ")
@@ -93,9 +100,12 @@ def result(name: str, executed: nbformat.NotebookNode) -> Result:
         error = next((out for out in cell.get("outputs", []) if out.output_type == "error"), None)
         if error is not None:
             where = check_name(cell) or f"your cell {cell.get('id')!r}"
-            said = error.evalue if error.ename == "AssertionError" and error.evalue else f"{error.ename}: {error.evalue}"
+            said = error.evalue if error.ename == "AssertionError" and error.evalue else error.ename + f": {error.evalue}" * bool(error.evalue)
+            if stopped and error.ename == "KeyboardInterrupt":  # how nbclient stops a cell that runs too long
+                said = stopped
             failure = shorten(f"{where}: {said}")
             break
+    failure = failure or shorten(stopped)
     return Result(name, practises(executed), len(checks) - len(failed), len(checks), failure, failed_check)
 
 
@@ -114,8 +124,11 @@ def table(results: list[Result]) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-async def execute(paths: list[Path], folder: Path) -> list[nbformat.NotebookNode]:
-    """Run the notebooks at `paths` (cwd `folder`), one kernel per CPU at a time, with a progress bar."""
+async def execute(paths: list[Path], folder: Path) -> list[tuple[nbformat.NotebookNode, str]]:
+    """Run the notebooks at `paths` (cwd `folder`), one kernel per CPU at a time, with a progress bar.
+
+    Returns (notebook with its outputs, why its run stopped early or "") for each path.
+    """
     notebooks = [nbformat.read(path, as_version=4) for path in paths]
     # The kernel imports streaming_lib from this repository, installed or not.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
@@ -124,7 +137,7 @@ async def execute(paths: list[Path], folder: Path) -> list[nbformat.NotebookNode
     limit = asyncio.Semaphore(os.cpu_count() or 1)
     with tqdm(total=cells, desc="running the checks", bar_format=bar_format, leave=False, disable=None) as bar:
 
-        async def run(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        async def run(notebook: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, str]:
             client = NotebookClient(
                 notebook,
                 timeout=TIMEOUT,
@@ -135,8 +148,14 @@ async def execute(paths: list[Path], folder: Path) -> list[nbformat.NotebookNode
                 on_cell_executed=lambda **_: bar.update(),
             )
             async with limit:
-                # The kernel's own start-up warnings would break into the table: not shown.
-                return await client.async_execute(env=env, stderr=subprocess.DEVNULL)
+                try:
+                    # The kernel's own start-up warnings would break into the table: not shown.
+                    await client.async_execute(env=env, stderr=subprocess.DEVNULL)
+                except CellTimeoutError:
+                    return notebook, f"CellTimeoutError: ran longer than {TIMEOUT} seconds"
+                except Exception as error:  # DeadKernelError, ...: report it, run the others
+                    return notebook, f"{type(error).__name__}: {str(error).strip().splitlines()[0]}"
+                return notebook, ""
 
         return await asyncio.gather(*(run(notebook) for notebook in notebooks))
 
@@ -161,4 +180,4 @@ def run(folder: Path = EXERCISES_DIR, names: list[str] = ()) -> list[Result]:
     if not paths:
         raise ValueError(f"no exercise notebooks (NN_name.ipynb) in {folder}")
     executed = asyncio.run(execute(paths, folder))
-    return [result(path.stem, notebook) for path, notebook in zip(paths, executed)]
+    return [result(path.stem, notebook, stopped) for path, (notebook, stopped) in zip(paths, executed)]

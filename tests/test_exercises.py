@@ -22,6 +22,8 @@ import ast
 import asyncio
 import importlib.util
 import re
+import subprocess
+import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -677,3 +679,37 @@ def test_progress_refuses_an_exercise_that_does_not_exist(course, capsys):
     with pytest.raises(SystemExit):
         course_command(["progress", "--dir", str(exercises), "07"])
     assert "no exercise 07" in capsys.readouterr().err
+
+
+def test_progress_stops_a_check_that_runs_too_long_and_counts_it_failing(tmp_path, monkeypatch):
+    monkeypatch.setattr(progress, "TIMEOUT", 1)
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}})
+    notebook.cells = [
+        nbformat.v4.new_code_cell("# Check 1: fast\nassert True", metadata={"tags": ["check"]}),
+        nbformat.v4.new_code_cell("# Check 2: slow\nwhile True: pass", metadata={"tags": ["check"]}),
+        nbformat.v4.new_code_cell("# Check 3: never reached\nassert True", metadata={"tags": ["check"]}),
+    ]
+    save(notebook, tmp_path / "01_slow.ipynb")
+    [result] = progress.run(tmp_path)
+    assert (result.passed, result.total) == (1, 3)
+    assert result.failure == "Check 2: CellTimeoutError: ran longer than 1 seconds"
+
+
+# -- pytest --nbval-lax exercises/... ------------------------------------------------------------
+
+
+def test_nbval_reports_a_failing_check_under_its_own_name_not_its_cell_number(course):
+    _, exercises = course
+    (exercises / "conftest.py").write_bytes((EXERCISES_DIR / "conftest.py").read_bytes())
+    [mistake] = [m for m in MISTAKES if m.name == "forgets a CR at the end of a chunk"]
+    save(with_mistake(read(SOLUTIONS_DIR / "04_line_splitter.ipynb"), mistake), exercises / "04_line_splitter.ipynb")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--nbval-lax", "-p", "no:cacheprovider", "--color=no", "exercises/04_line_splitter.ipynb"],
+        cwd=exercises.parent, capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    failed = re.findall(r"^FAILED (.+?) - ", run.stdout, re.M)
+    assert failed == ["exercises/04_line_splitter.ipynb::Check 3", "exercises/04_line_splitter.ipynb::Check 4"], run.stdout
+    assert "Check 3: a CR at the end of one chunk, and its LF at the start of the next.\n" in run.stdout
+    assert "should complete the lines ['data: {}']" in run.stdout
+    assert "Cell 5" not in run.stdout and "Cell 6" not in run.stdout
