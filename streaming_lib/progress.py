@@ -100,10 +100,11 @@ def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Res
         error = next((out for out in cell.get("outputs", []) if out.output_type == "error"), None)
         if error is not None:
             where = check_name(cell) or f"your cell {cell.get('id')!r}"
-            said = error.evalue if error.ename == "AssertionError" and error.evalue else error.ename + f": {error.evalue}" * bool(error.evalue)
+            # A check's AssertionError says what is wrong in words; any other error needs its name.
+            said = error.evalue if error.ename == "AssertionError" and error.evalue else f"{error.ename}: {error.evalue}"
             if stopped and error.ename == "KeyboardInterrupt":  # how nbclient stops a cell that runs too long
                 said = stopped
-            failure = shorten(f"{where}: {said}")
+            failure = shorten(f"{where}: {said}".rstrip(": "))  # an error with no message
             break
     failure = failure or shorten(stopped)
     return Result(name, practises(executed), len(checks) - len(failed), len(checks), failure, failed_check)
