@@ -5,6 +5,8 @@
   `make exercises` nor anything else overwrites them unless asked (`--reset`, `--force`);
 - `make progress` (`python -m streaming_lib progress`) runs every exercise's checks and
   shows, per exercise, the checks passed and the first failure, under the check's name;
+- check cells are named `# Check N: ...`, numbered from 1 in the order of the tasks they
+  check, and nbval reports a failing one under that name;
 - every exercise as handed out (nothing filled in) fails, and fails in a check cell
   with NotImplementedError or AssertionError: its set-up cells run;
 - for every exercise, the usual mistakes, put in place of the solution, are rejected
@@ -566,7 +568,7 @@ def test_make_exercises_regenerates_untouched_exercises_and_refuses_to_overwrite
     out, err = capsys.readouterr()
     assert out == "wrote: " + str(exercises / "01_thinking_blocks.ipynb") + "\n"
     assert "not overwritten: " + str(exercises / "03_live_preview.ipynb") in err
-    assert "your answer in cell 'view'" in err and "cell 'cell-" not in err
+    assert "your answer in cell 'view'" in err
     assert "which you added" in err
     assert "python scripts/make_exercises.py --reset 03" in err
     assert (exercises / "03_live_preview.ipynb").read_bytes() == filled
