@@ -1,11 +1,13 @@
 # The course's two commands (see README.md):
 #   make lab    set up .venv on first use, then open the course in JupyterLab
 #   make test   set up .venv on first use, then run every test and notebook check
+# and, while doing the exercises:
+#   make progress   run every exercise's checks; one row per exercise, how far you are
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: lab test bench notebooks exercises clean
+.PHONY: lab test progress bench notebooks exercises clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,12 +25,17 @@ test: $(BIN)/.installed
 	$(BIN)/python -m pytest tests
 	$(BIN)/python -m pytest --nbval notebooks solutions --nbval-sanitize-with notebooks/sanitize.cfg
 
+progress: $(BIN)/.installed
+	$(BIN)/python -m streaming_lib progress
+
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks
 
 notebooks: $(BIN)/.installed
 	$(BIN)/python scripts/execute_notebooks.py
 
+# Regenerates exercises/ from solutions/, but never one holding a learner's answers
+# (it says which, and how to reset it: scripts/make_exercises.py --reset NN).
 exercises: $(BIN)/.installed
 	$(BIN)/python scripts/make_exercises.py
 

@@ -1,7 +1,9 @@
-"""Generate `exercises/` from `solutions/`: one source for both.
+"""Generate `exercises/` from `solutions/`: one source for both, and never lose a learner's answers.
 
-    python scripts/make_exercises.py             write exercises/NN_name.ipynb for every solution
-    python scripts/make_exercises.py --check     exit 1 (and name the files) if exercises/ is out of date
+    python scripts/make_exercises.py             bring every exercise up to date, except one holding answers
+    python scripts/make_exercises.py --check     exit 1 (and name the files) if an exercise is out of date
+    python scripts/make_exercises.py --reset 03  put exercise 03 back as handed out (its answers are replaced)
+    python scripts/make_exercises.py --force     regenerate every exercise, answers or not
     python scripts/make_exercises.py --execute   first re-run the solutions (scripts/execute_solutions.py)
 
 In a solution notebook, the code a learner writes sits between two marker lines.
@@ -18,8 +20,21 @@ their tags, cell ids, notebook metadata. Outputs and execution counts are
 cleared (exercise notebooks are committed unexecuted). The exercise is a pure
 function of the solution, so running this script twice changes nothing.
 
-Deliberately not handled: hidden tests, grading, solution-only cells (we do
-not need them; nbgrader does all of that if we ever do).
+A cell that had a region is a *learner cell*: the learner writes in it. It
+carries, in its metadata, the digest of the stub it was generated with
+(`exercise_stub`). That digest tells the two ways its text can differ from
+today's stub apart: the learner wrote in it (its text no longer matches its own
+digest), or the solution's hint has changed since (its digest is not today's).
+So an exercise is *out of date* only when what the learner does not write has
+changed: a markdown, set-up or check cell, a tag, or the stub of a learner
+cell. Answers, outputs, cells the learner added and metadata Jupyter adds on
+saving are the learner's and are never compared. Bringing an exercise up to
+date rewrites it whole, so it is refused while it holds answers (`--reset` or
+`--force` say yes to losing them).
+
+Deliberately not handled: hidden tests, grading, solution-only cells, merging
+answers into a changed exercise (nbgrader does the first three if we ever need
+them; for the last, copy your answers out, `--reset`, and paste them back).
 """
 
 from __future__ import annotations
@@ -27,11 +42,13 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import hashlib
 import re
 import sys
 from pathlib import Path
 
 import nbformat
+from IPython.core.inputtransformer2 import TransformerManager
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS_DIR = ROOT / "solutions"
@@ -40,6 +57,8 @@ EXERCISES_DIR = ROOT / "exercises"
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[ \t]*$")
 END = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
 STUB = 'raise NotImplementedError("your code here")'
+STUB_KEY = "exercise_stub"  # learner cell metadata: the digest of the stub it was generated with
+EXERCISE_NAME = re.compile(r"^\d\d_\w+\.ipynb$")  # what the generator writes; "01_x-Copy1.ipynb" is the learner's
 
 
 class MarkerError(ValueError):
@@ -93,6 +112,15 @@ def strip_solutions(source: str) -> str:
     return replace_regions(source, stub)
 
 
+def digest(source: str) -> str:
+    """A short fingerprint (16 hex digits of SHA-256) of a cell's source.
+
+    >>> digest("x = 1")
+    '8ff436def1451285'
+    """
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+
+
 def make_exercise(solution: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
     """The exercise notebook for a solution notebook (a new notebook; the solution is not changed)."""
     exercise = copy.deepcopy(solution)
@@ -100,8 +128,12 @@ def make_exercise(solution: nbformat.NotebookNode, name: str = "notebook") -> nb
         if cell.cell_type != "code":
             continue
         try:
-            cell.source = strip_solutions(cell.source)
-            ast.parse(cell.source)  # a stub must leave valid Python: the learner starts from it
+            if solution_regions(cell.source):
+                cell.source = strip_solutions(cell.source)
+                cell.metadata[STUB_KEY] = digest(cell.source)
+            # A stub must leave valid Python: the learner starts from it. IPython turns
+            # magics such as `%xmode Minimal` into Python first, as the kernel does.
+            ast.parse(TransformerManager().transform_cell(cell.source))
         except (MarkerError, SyntaxError) as error:
             raise MarkerError(f"{name}, cell {number}: {error}") from None
         cell.outputs = []
@@ -124,27 +156,148 @@ def exercise_files(solutions_dir: Path = SOLUTIONS_DIR, exercises_dir: Path = EX
     return files
 
 
-def main(argv: list[str] | None = None) -> int:
+# -- what is the learner's, and what is out of date ------------------------------------------
+
+
+def answers(exercise: nbformat.NotebookNode, generated: nbformat.NotebookNode) -> list[str]:
+    """What the learner wrote in `exercise` that regenerating it would lose, one phrase each (str).
+
+    A learner cell whose text is no longer the stub it was generated with holds an
+    answer; a cell that is not in the generated notebook was added by the learner
+    (empty code cells, which Jupyter adds freely, do not count).
+    """
+    ids = {cell.id for cell in generated.cells}
+    found = []
+    for cell in exercise.cells:
+        if cell.get("id") not in ids:
+            if cell.source.strip():
+                found.append(f"cell {cell.get('id')!r}, which you added")
+        elif STUB_KEY in cell.metadata and digest(cell.source) != cell.metadata[STUB_KEY]:
+            found.append(f"your answer in cell {cell.id!r}")
+    return found
+
+
+def differences(exercise: nbformat.NotebookNode, generated: nbformat.NotebookNode) -> list[str]:
+    """How `exercise` differs from `generated` in what a learner does not write, one phrase each (str).
+
+    Compared: the cells the generator makes (by id, in order), their types, tags and
+    text, except that a learner cell's text counts only through the digest of the
+    stub it was generated with. Not compared: outputs, execution counts, other
+    metadata, and cells the learner added. [] means up to date.
+    """
+    cells = {cell.get("id"): cell for cell in exercise.cells}
+    found = []
+    for want in generated.cells:
+        have = cells.get(want.id)
+        if have is None:
+            found.append(f"cell {want.id!r} is missing")
+        elif have.cell_type != want.cell_type:
+            found.append(f"cell {want.id!r} is a {have.cell_type} cell, not a {want.cell_type} cell")
+        elif STUB_KEY in want.metadata:
+            if have.metadata.get(STUB_KEY) != want.metadata[STUB_KEY]:
+                found.append(f"the stub of cell {want.id!r} has changed")
+        elif have.source != want.source:
+            found.append(f"cell {want.id!r} has changed")
+        elif have.metadata.get("tags", []) != want.metadata.get("tags", []):
+            found.append(f"the tags of cell {want.id!r} have changed")
+    order = [cell.get("id") for cell in exercise.cells if cell.get("id") in {want.id for want in generated.cells}]
+    if not found and order != [want.id for want in generated.cells]:
+        found.append("the cells are in another order")
+    return found
+
+
+def stale_files(solutions_dir: Path = SOLUTIONS_DIR, exercises_dir: Path = EXERCISES_DIR) -> dict[Path, list[str]]:
+    """{exercise path: its differences} for every exercise out of date (missing, extra, or changed).
+
+    Answers are not differences: a filled-in exercise of today's solution is up to date.
+    """
+    expected = exercise_files(solutions_dir, exercises_dir)
+    stale = {}
+    for path, text in expected.items():
+        if not path.exists():
+            stale[path] = ["the file is missing"]
+        elif found := differences(nbformat.read(path, as_version=4), nbformat.reads(text, as_version=4)):
+            stale[path] = found
+    for path in sorted(exercises_dir.glob("*.ipynb")):
+        if path not in expected and EXERCISE_NAME.match(path.name):
+            stale[path] = [f"there is no solutions/{path.name} any more"]
+    return stale
+
+
+def find_exercise(name: str, paths) -> Path:
+    """The one path among `paths` that `name` ("03", "03_live_preview", "exercises/03_live_preview.ipynb") names."""
+    stem = Path(name).name.removesuffix(".ipynb")
+    matches = [path for path in paths if path.stem == stem or path.stem.split("_")[0] == stem]
+    if len(matches) != 1:
+        known = ", ".join(path.stem for path in paths)
+        raise SystemExit(f"--reset {name}: {'no' if not matches else 'more than one'} exercise of that name (there are: {known})")
+    return matches[0]
+
+
+def shown(path: Path) -> str:
+    """A path as the messages show it: from the repository root when inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def update(solutions_dir: Path = SOLUTIONS_DIR, exercises_dir: Path = EXERCISES_DIR, *, check: bool = False,
+           force: bool = False, reset: list[str] = ()) -> int:
+    """Bring exercises/ up to date (or, with `check`, only say what is out of date); the exit status.
+
+    An exercise holding answers is left as it is, with a message saying how to
+    replace it, unless `force` or it is named in `reset` (which also rewrites it
+    when it is up to date: back to the stub, as handed out). Returns 1 if any
+    exercise is left out of date, else 0.
+    """
+    if check:
+        stale = stale_files(solutions_dir, exercises_dir)
+        for path, found in stale.items():
+            print(f"out of date: {shown(path)} ({'; '.join(found)})")
+        return 1 if stale else 0
+    expected = exercise_files(solutions_dir, exercises_dir)
+    chosen = {find_exercise(name, list(expected)) for name in reset}
+    status = 0
+    for path, text in expected.items():
+        if reset and path not in chosen:
+            continue
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            if path in chosen:
+                print(f"reset: {shown(path)} (it was as handed out already)")
+            continue
+        generated = nbformat.reads(text, as_version=4)
+        existing = nbformat.read(path, as_version=4) if path.exists() else None
+        found = differences(existing, generated) if existing else ["the file is missing"]
+        kept = answers(existing, generated) if existing else []
+        if path in chosen or force or (found and not kept):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            lost = f" (replaced {', '.join(kept)})" if kept else ""
+            print(f"{'reset' if path in chosen else 'wrote'}: {shown(path)}{lost}")
+        elif found:
+            print(
+                f"not overwritten: {shown(path)} is out of date ({'; '.join(found)}), "
+                f"but it holds {', '.join(kept)}.\n"
+                f"  To replace it with the new exercise, losing those answers (copy them out first):\n"
+                f"  python scripts/make_exercises.py --reset {path.stem[:2]}",
+                file=sys.stderr,
+            )
+            status = 1
+        # else: only outputs or metadata differ (the learner ran it): nothing to do
+    return status
+
+
+def main(argv: list[str] | None = None, solutions_dir: Path = SOLUTIONS_DIR, exercises_dir: Path = EXERCISES_DIR) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="write nothing; fail if exercises/ is out of date")
+    parser.add_argument("--check", action="store_true", help="write nothing; fail if an exercise is out of date")
+    parser.add_argument("--reset", nargs="+", default=[], metavar="NN", help="put these exercises back as handed out, answers or not")
+    parser.add_argument("--force", action="store_true", help="regenerate every exercise, even one holding answers")
     parser.add_argument("--execute", action="store_true", help="re-run the solution notebooks first")
     args = parser.parse_args(argv)
     if args.execute:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from execute_solutions import execute_all
 
-        execute_all(sorted(SOLUTIONS_DIR.glob("*.ipynb")))
-    stale = []
-    for path, text in exercise_files().items():
-        if path.exists() and path.read_text(encoding="utf-8") == text:
-            continue
-        stale.append(path)
-        if not args.check:
-            path.parent.mkdir(exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-    for path in stale:
-        print(f"{'out of date' if args.check else 'wrote'}: {path.relative_to(ROOT)}")
-    return 1 if args.check and stale else 0
+        execute_all(sorted(solutions_dir.glob("*.ipynb")))
+    return update(solutions_dir, exercises_dir, check=args.check, force=args.force, reset=args.reset)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
     serve [--fixture F] [--port P] [--pace SECONDS]
                                             replay a stream as a local Messages API (server.py)
     record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY; record.py)
+    progress [NN ...] [--dir DIR]           run the exercises' checks; one row per exercise (progress.py)
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     record.add_argument("--out", type=Path, required=True, metavar="FILE", help="where to write the stream's bytes")
     record.add_argument("--model", default=argparse.SUPPRESS, help="the model (default: claude-haiku-4-5)")
     record.add_argument("--prompt", default=argparse.SUPPRESS, help="the user message (default: a short question)")
+
+    progress = commands.add_parser("progress", help="run every exercise's checks and show how far you are")
+    progress.add_argument("names", nargs="*", metavar="NN", help="only these exercises (03 or 03_live_preview; default: all)")
+    progress.add_argument("--dir", type=Path, default=None, metavar="DIR", help="the exercises' folder (default: exercises/)")
     return parser
 
 
@@ -62,6 +67,19 @@ def main(argv: list[str] | None = None) -> int:
 
         given = {name: getattr(args, name) for name in ("model", "prompt") if hasattr(args, name)}
         return run_record(args.out, **given)
+    if args.command == "progress":
+        from .progress import EXERCISES_DIR, run as run_progress, table
+
+        # The repository's exercises (an editable install), else those of the current folder.
+        folder = args.dir or (EXERCISES_DIR if EXERCISES_DIR.is_dir() else Path("exercises"))
+        if not folder.is_dir():
+            build_parser().error(f"no such folder: {folder} (pass the exercises' folder with --dir)")
+        try:
+            results = run_progress(folder, args.names)
+        except ValueError as error:
+            build_parser().error(str(error))
+        print(table(results))
+        return 0
     return 2
 
 

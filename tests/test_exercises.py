@@ -1,6 +1,12 @@
 """Exercises and solutions from one source, and checks that can fail.
 
-- `exercises/` is exactly what `scripts/make_exercises.py` makes of `solutions/`;
+- `exercises/` is what `scripts/make_exercises.py` makes of `solutions/`, in all that a
+  learner does not write: filled-in answers never make it out of date, and neither
+  `make exercises` nor anything else overwrites them unless asked (`--reset`, `--force`);
+- `make progress` (`python -m streaming_lib progress`) runs every exercise's checks and
+  shows, per exercise, the checks passed and the first failure, under the check's name;
+- check cells are named `# Check N: ...`, numbered from 1 in the order of the tasks they
+  check, and nbval reports a failing one under that name;
 - every exercise as handed out (nothing filled in) fails, and fails in a check cell
   with NotImplementedError or AssertionError: its set-up cells run;
 - for every exercise, the usual mistakes, put in place of the solution, are rejected
@@ -14,15 +20,22 @@ by one fixture, one kernel per CPU at a time.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import importlib.util
 import re
+import subprocess
+import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import pytest
+from IPython.core.inputtransformer2 import TransformerManager
+
+from streaming_lib import progress
+from streaming_lib.__main__ import main as course_command
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS_DIR, EXERCISES_DIR = ROOT / "solutions", ROOT / "exercises"
@@ -80,11 +93,9 @@ def error_report(notebook):
 # -- the generator ----------------------------------------------------------------------
 
 
-def test_the_committed_exercises_are_what_the_generator_makes_of_the_solutions():
-    expected = make_exercises.exercise_files()
-    assert sorted(expected) == sorted(EXERCISES_DIR.glob("*.ipynb")), "run `make exercises`: a file is missing or extra"
-    for path, text in expected.items():
-        assert path.read_text(encoding="utf-8") == text, f"{path.name} is out of date: run `make exercises`"
+def test_the_exercises_are_up_to_date_with_the_solutions_in_all_that_a_learner_does_not_write():
+    stale = make_exercises.stale_files()
+    assert not stale, "run `make exercises`:\n" + "\n".join(f"  {path.name}: {'; '.join(why)}" for path, why in stale.items())
 
 
 def test_generating_twice_gives_the_same_bytes():
@@ -130,6 +141,11 @@ def test_a_stub_that_leaves_invalid_python_is_refused():
 # -- the notebooks as committed -----------------------------------------------------------
 
 
+def exercise(name):
+    """The exercise as handed out (made from its solution, as `make exercises` would write it)."""
+    return make_exercises.make_exercise(read(SOLUTIONS_DIR / f"{name}.ipynb"), name)
+
+
 def test_there_are_six_exercises_easiest_first():
     assert NAMES == [
         "01_thinking_blocks",
@@ -172,9 +188,56 @@ def test_solutions_are_committed_executed_top_to_bottom_without_errors(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_exercises_are_committed_without_outputs(name):
-    notebook = read(EXERCISES_DIR / f"{name}.ipynb")
+def test_exercises_are_made_without_outputs(name):
+    notebook = exercise(name)
     assert all(not cell.outputs and cell.execution_count is None for cell in code_cells(notebook))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_exercises_show_short_tracebacks_as_the_lessons_do(name):
+    setup = next(cell for cell in code_cells(exercise(name)) if cell.id == "setup")
+    assert setup.source.startswith("%xmode Minimal\n")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_check_cells_are_numbered_in_order_from_1(name):
+    checks = [cell for cell in read(SOLUTIONS_DIR / f"{name}.ipynb").cells if is_check(cell)]
+    names = [progress.check_name(cell) for cell in checks]
+    assert names == [f"Check {number}" for number in range(1, len(checks) + 1)]
+
+
+def tasks_checked(notebook):
+    """{check cell id: the tasks it runs}: a task is a cell the learner writes in, numbered in
+    notebook order; a check runs a task when it uses a name that cell defines, directly or
+    through a helper defined in another cell."""
+    names_from = {}  # name -> the tasks whose code runs when it is used
+    checked, task = {}, 0
+    for cell in code_cells(notebook):
+        tree = ast.parse(TransformerManager().transform_cell(cell.source))
+        names = [node for node in ast.walk(tree) if isinstance(node, ast.Name)]
+        # What the cell reads and does not set itself (a loop's `raw` is not an earlier cell's).
+        used = {n.id for n in names if isinstance(n.ctx, ast.Load)} - {n.id for n in names if isinstance(n.ctx, ast.Store)}
+        if make_exercises.solution_regions(cell.source):
+            task += 1
+            runs = {task}
+        else:
+            runs = set().union(*(names_from.get(name, set()) for name in used))
+        if is_check(cell):
+            checked[cell.id] = runs
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node]
+            for target in targets:
+                if isinstance(target, (ast.FunctionDef, ast.ClassDef, ast.Name)):
+                    names_from[getattr(target, "name", None) or target.id] = runs
+    return checked
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_checks_come_in_the_order_of_the_tasks_they_check(name):
+    checked = tasks_checked(read(SOLUTIONS_DIR / f"{name}.ipynb"))
+    assert all(checked.values()), f"a check that runs none of the learner's code: {checked}"
+    last_task = [max(tasks) for tasks in checked.values()]
+    assert last_task == sorted(last_task), f"checks out of task order: {checked}"
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -392,8 +455,8 @@ class Job:
     mistake: Mistake | None = None
 
     def notebook(self):
-        if self.mistake is None:
-            return read(EXERCISES_DIR / f"{self.name}.ipynb"), EXERCISES_DIR
+        if self.mistake is None:  # as handed out: the learner's own copy may be filled in
+            return exercise(self.name), EXERCISES_DIR
         return with_mistake(read(SOLUTIONS_DIR / f"{self.name}.ipynb"), self.mistake), SOLUTIONS_DIR
 
 
@@ -434,3 +497,221 @@ def test_a_wrong_answer_is_rejected_by_its_checks(job, executed):
 def test_every_check_cell_rejects_at_least_one_wrong_answer(name):
     rejected = {cell for mistake in MISTAKES if mistake.notebook == name for cell in mistake.fails}
     assert rejected == check_ids(read(SOLUTIONS_DIR / f"{name}.ipynb"))
+
+
+# -- a learner's answers are never lost ---------------------------------------------------------
+
+
+def solved(name):
+    """The exercise as a learner who got it right leaves it: each learner cell holds the
+    solution's code (markers dropped), and Jupyter has saved outputs and metadata."""
+    notebook, solution = exercise(name), read(SOLUTIONS_DIR / f"{name}.ipynb")
+    answers = {cell.id: cell.source for cell in code_cells(solution)}
+    for cell in code_cells(notebook):
+        if make_exercises.STUB_KEY in cell.metadata:
+            cell.source = "\n".join(line for line in answers[cell.id].split("\n") if "### " not in line)
+        cell.execution_count = 1
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="ran\n")]
+        cell.metadata["execution"] = {"iopub.status.idle": "2026-01-01T00:00:00Z"}
+    notebook.cells.append(nbformat.v4.new_code_cell("print('my own scratch cell')"))
+    return notebook
+
+
+@pytest.fixture
+def course(tmp_path):
+    """A copy of solutions/ and the exercises as handed out, in a temporary folder: (solutions, exercises)."""
+    solutions, exercises = tmp_path / "solutions", tmp_path / "exercises"
+    solutions.mkdir()
+    for path in SOLUTIONS:
+        (solutions / path.name).write_bytes(path.read_bytes())
+    assert make_exercises.main([], solutions, exercises) == 0
+    return solutions, exercises
+
+
+def save(notebook, path):
+    path.write_text(make_exercises.render(notebook), encoding="utf-8")
+
+
+def edit_solution(path, cell_id, old, new):
+    notebook = read(path)
+    cell = next(cell for cell in notebook.cells if cell.get("id") == cell_id)
+    assert old in cell.source
+    cell.source = cell.source.replace(old, new)
+    save(notebook, path)
+
+
+def test_a_filled_in_exercise_is_up_to_date_and_make_exercises_keeps_it(course, capsys):
+    solutions, exercises = course
+    path = exercises / "03_live_preview.ipynb"
+    save(solved("03_live_preview"), path)
+    filled = path.read_bytes()
+    assert make_exercises.stale_files(solutions, exercises) == {}
+    assert make_exercises.main(["--check"], solutions, exercises) == 0
+    assert make_exercises.main([], solutions, exercises) == 0
+    assert path.read_bytes() == filled
+    assert capsys.readouterr().out == ""
+
+
+def test_make_exercises_regenerates_untouched_exercises_and_refuses_to_overwrite_answers(course, capsys):
+    solutions, exercises = course
+    save(solved("03_live_preview"), exercises / "03_live_preview.ipynb")
+    filled = (exercises / "03_live_preview.ipynb").read_bytes()
+    # The author changes a check of exercise 1 and a hint of exercise 3.
+    edit_solution(solutions / "01_thinking_blocks.ipynb", "check-my-stream", "# Check 2: your stream", "# Check 2: the stream")
+    edit_solution(solutions / "03_live_preview.ipynb", "view", "# Allow, never deny", "# Allow; never deny")
+    stale = make_exercises.stale_files(solutions, exercises)
+    assert {path.name: why for path, why in stale.items()} == {
+        "01_thinking_blocks.ipynb": ["cell 'check-my-stream' has changed"],
+        "03_live_preview.ipynb": ["the stub of cell 'view' has changed"],
+    }
+    assert make_exercises.main([], solutions, exercises) == 1
+    out, err = capsys.readouterr()
+    assert out == "wrote: " + str(exercises / "01_thinking_blocks.ipynb") + "\n"
+    assert "not overwritten: " + str(exercises / "03_live_preview.ipynb") in err
+    assert "your answer in cell 'view'" in err
+    assert "which you added" in err
+    assert "python scripts/make_exercises.py --reset 03" in err
+    assert (exercises / "03_live_preview.ipynb").read_bytes() == filled
+    assert list(make_exercises.stale_files(solutions, exercises)) == [exercises / "03_live_preview.ipynb"]
+
+
+def test_reset_puts_back_only_the_named_exercise_as_handed_out(course, capsys):
+    solutions, exercises = course
+    for name in ("03_live_preview", "04_line_splitter"):
+        save(solved(name), exercises / f"{name}.ipynb")
+    filled = (exercises / "04_line_splitter.ipynb").read_bytes()
+    assert make_exercises.main(["--reset", "03"], solutions, exercises) == 0
+    assert "reset: " + str(exercises / "03_live_preview.ipynb") in capsys.readouterr().out
+    expected = make_exercises.exercise_files(solutions, exercises)
+    assert (exercises / "03_live_preview.ipynb").read_text(encoding="utf-8") == expected[exercises / "03_live_preview.ipynb"]
+    assert (exercises / "04_line_splitter.ipynb").read_bytes() == filled
+    with pytest.raises(SystemExit, match="no exercise of that name"):
+        make_exercises.main(["--reset", "07"], solutions, exercises)
+
+
+def test_force_regenerates_every_exercise_answers_or_not(course):
+    solutions, exercises = course
+    save(solved("04_line_splitter"), exercises / "04_line_splitter.ipynb")
+    assert make_exercises.main(["--force"], solutions, exercises) == 0
+    expected = make_exercises.exercise_files(solutions, exercises)
+    assert all(path.read_text(encoding="utf-8") == text for path, text in expected.items())
+
+
+def test_an_exercise_generated_before_its_hint_changed_is_out_of_date_even_untouched(course):
+    solutions, exercises = course
+    edit_solution(solutions / "04_line_splitter.ipynb", "splitter", "# The stream has ended", "# The stream is over")
+    assert make_exercises.main(["--check"], solutions, exercises) == 1
+    assert make_exercises.main([], solutions, exercises) == 0  # no answers in it: regenerated
+    assert make_exercises.stale_files(solutions, exercises) == {}
+
+
+def test_a_missing_exercise_or_one_left_from_a_removed_solution_is_out_of_date(course):
+    solutions, exercises = course
+    (exercises / "02_partial_json.ipynb").unlink()
+    (exercises / "07_gone.ipynb").write_bytes((exercises / "01_thinking_blocks.ipynb").read_bytes())
+    (exercises / "01_thinking_blocks-Copy1.ipynb").write_bytes((exercises / "01_thinking_blocks.ipynb").read_bytes())
+    stale = make_exercises.stale_files(solutions, exercises)
+    assert sorted(path.name for path in stale) == ["02_partial_json.ipynb", "07_gone.ipynb"]
+
+
+# -- make progress ----------------------------------------------------------------------------
+
+
+def progress_table(folder, capsys, *names):
+    assert course_command(["progress", "--dir", str(folder), *names]) == 0
+    out = capsys.readouterr().out
+    assert str(folder) not in out
+    return out
+
+
+def row(table, name):
+    return next(line for line in table.splitlines() if line.startswith(name + " "))
+
+
+def check_count(name):
+    return len(check_ids(read(SOLUTIONS_DIR / f"{name}.ipynb")))
+
+
+def test_progress_on_the_exercises_as_handed_out_shows_no_check_passing(course, capsys):
+    _, exercises = course
+    table = progress_table(exercises, capsys)
+    for name in NAMES:
+        lesson = progress.practises(read(SOLUTIONS_DIR / f"{name}.ipynb"))
+        assert re.fullmatch(
+            rf"{name} +{re.escape(lesson)} +0 of {check_count(name)}  Check 1: NotImplementedError: your code here", row(table, name)
+        )
+    assert f"0 of 6 exercises done; 0 of {sum(map(check_count, NAMES))} checks pass." in table
+    assert "Next: 01_thinking_blocks, Check 1: on recorded streams" in table
+
+
+def test_progress_on_solved_exercises_shows_every_check_passing(course, capsys):
+    _, exercises = course
+    for name in NAMES:
+        save(solved(name), exercises / f"{name}.ipynb")
+    table = progress_table(exercises, capsys)
+    for name in NAMES:
+        assert re.search(rf" {check_count(name)} of {check_count(name)}  all pass$", row(table, name))
+    assert "6 of 6 exercises done" in table and "Next:" not in table
+
+
+def test_progress_names_the_first_failing_check_and_counts_the_others(course, capsys):
+    _, exercises = course
+    [mistake] = [m for m in MISTAKES if m.name == "forgets a CR at the end of a chunk"]
+    save(with_mistake(read(SOLUTIONS_DIR / "04_line_splitter.ipynb"), mistake), exercises / "04_line_splitter.ipynb")
+    table = progress_table(exercises, capsys, "04")
+    assert row(table, "04_line_splitter").endswith(" 2 of 4  Check 3: a CRLF split across chunks: chunk 2 (b'\\ndata: {}\\r') should c…")
+    assert "01_thinking_blocks" not in table
+    assert "Next: 04_line_splitter, Check 3: a CR at the end of one chunk" in table
+
+
+def test_progress_blames_the_learners_own_cell_when_it_fails_before_the_checks():
+    notebook = exercise("06_usage_accounting")
+    for cell in code_cells(notebook):
+        if cell.id == "usage":
+            cell.outputs = [nbformat.v4.new_output("error", ename="SyntaxError", evalue="invalid syntax (line 3)", traceback=[])]
+        elif is_check(cell):
+            cell.outputs = [nbformat.v4.new_output("error", ename="NameError", evalue="name 'stream_usage' is not defined", traceback=[])]
+    result = progress.result("06_usage_accounting", notebook)
+    assert (result.passed, result.total) == (0, 3)
+    assert result.failure == "your cell 'usage': SyntaxError: invalid syntax (line 3)"
+
+
+def test_progress_refuses_an_exercise_that_does_not_exist(course, capsys):
+    _, exercises = course
+    with pytest.raises(SystemExit):
+        course_command(["progress", "--dir", str(exercises), "07"])
+    assert "no exercise 07" in capsys.readouterr().err
+
+
+def test_progress_stops_a_check_that_runs_too_long_and_counts_it_failing(tmp_path, monkeypatch):
+    monkeypatch.setattr(progress, "TIMEOUT", 1)
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}})
+    notebook.cells = [
+        nbformat.v4.new_code_cell("# Check 1: fast\nassert True", metadata={"tags": ["check"]}),
+        nbformat.v4.new_code_cell("# Check 2: slow\nwhile True: pass", metadata={"tags": ["check"]}),
+        nbformat.v4.new_code_cell("# Check 3: never reached\nassert True", metadata={"tags": ["check"]}),
+    ]
+    save(notebook, tmp_path / "01_slow.ipynb")
+    [result] = progress.run(tmp_path)
+    assert (result.passed, result.total) == (1, 3)
+    assert result.failure == "Check 2: CellTimeoutError: ran longer than 1 seconds"
+
+
+# -- pytest --nbval-lax exercises/... ------------------------------------------------------------
+
+
+def test_nbval_reports_a_failing_check_under_its_own_name_not_its_cell_number(course):
+    _, exercises = course
+    (exercises / "conftest.py").write_bytes((EXERCISES_DIR / "conftest.py").read_bytes())
+    [mistake] = [m for m in MISTAKES if m.name == "forgets a CR at the end of a chunk"]
+    save(with_mistake(read(SOLUTIONS_DIR / "04_line_splitter.ipynb"), mistake), exercises / "04_line_splitter.ipynb")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--nbval-lax", "-p", "no:cacheprovider", "--color=no", "exercises/04_line_splitter.ipynb"],
+        cwd=exercises.parent, capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    failed = re.findall(r"^FAILED (.+?) - ", run.stdout, re.M)
+    assert failed == ["exercises/04_line_splitter.ipynb::Check 3", "exercises/04_line_splitter.ipynb::Check 4"], run.stdout
+    assert "Check 3: a CR at the end of one chunk, and its LF at the start of the next.\n" in run.stdout
+    assert "should complete the lines ['data: {}']" in run.stdout
+    assert "Cell 5" not in run.stdout and "Cell 6" not in run.stdout
