@@ -69,10 +69,15 @@ def staged_api_events(chunks, strict):
 
 
 # Lines of Messages API streams, good and bad: every name that decides the
-# event, data that is JSON or not, not an object, null, too deep, a lone
-# surrogate escape (which jiter refuses), split over two `data:` lines.
+# event, names the API does not send, no name; data that is JSON or not, not an
+# object, null, too deep, a lone surrogate escape (which jiter refuses), split
+# over two `data:` lines, with a `type` that is the name, another API name, an
+# unknown one or not a string.
 API_PIECES = [b"event: content_block_delta", b"event: ping", b"event: error", b"event: message",
               b"event: ", b"event:ping", b"event:ping x", b"event: other", b'data: {"type": "ping"}', b'data: {"type": "error", "error": {"type": "x"}}',
+              b"event: message_stop", b"event: keepalive", b"event: done", b"data: [DONE]", b'data: {"type": "error"}',
+              b'data: {"type": "content_block_delta", "index": 0}', b'data: {"type": "other"}', b'data: {"type": ["x"]}',
+              b'data: {"type": "message_stop", "a": "\\ud800"}', b'data: {"type": "message_stop", "x": ' + b"[" * 201 + b"]" * 201 + b"}",
               b'data: {"type": "message_stop"}', b"data: [1, 2]", b"data: 0", b"data: null", b"data: {bad",
               b'data: {"a": "\\ud800"}', b"data: " + b"[" * 201 + b"]" * 201, b"data: {", b'data: "type": "x"}',
               b"data:", b"data", b"data:0", b"data:{\"type\": \"x\"}", b"event", b"event:ping", b"event:b c",
@@ -95,12 +100,13 @@ def test_iter_events_gives_the_events_and_errors_of_decode_event(data, strict):
 
 
 def test_iter_events_numbers_events_as_the_accumulator_will():
-    raw = b'event: ping\ndata: {}\n\nevent: message\ndata: {"x": 1}\n\ndata: {}\n\nevent: a\ndata: {}\n\nevent: b\ndata: nope\n\n'
+    raw = (b'event: ping\ndata: {}\n\nevent: message\ndata: {"x": 1}\n\ndata: {}\n\nevent: a\ndata: {}\n\n'
+           b'event: b\ndata: nope\n\ndata: {"type": "message_stop"}\n\nevent: message_start\ndata: {"type": "message_stop"}\n\n')
     events = iter_events([raw])
-    assert next(events) == {"type": "ping"} and next(events) == {}
-    with pytest.raises(StreamError, match=r"^event 3 \(b\): data is not JSON") as error:
-        next(events)  # the unnamed event and the `message` one do not count
-    assert (error.value.event_number, error.value.data) == (3, "nope")
+    assert next(events) == {"type": "ping"} and next(events) == {"type": "message_stop"}
+    with pytest.raises(StreamError, match=r"^event 3 \(message_start\): named 'message_start' .* but 'message_stop'") as error:
+        next(events)  # the unnamed events that name no event, and the unknown names, do not count
+    assert error.value.event_number == 3
 
 
 @settings(max_examples=600, deadline=None)
