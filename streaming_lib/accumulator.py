@@ -16,6 +16,13 @@ with `ping` anywhere after `message_start` and `error` anywhere at all.
 goes to the block at its `index`; a tool block's `input_json_delta` fragments
 are only text until `content_block_stop`, where they are parsed once.
 
+Text, thinking and tool input text hold real characters only: a gateway may
+cut one character between its two UTF-16 halves (`\\ud83d` ending one delta,
+`\\ude00` opening the next), which JSON decodes to two lone surrogates. The
+halves are joined at the seam; a high half ending what has arrived is held
+back, unseen, until the next delta; a half without its pair is U+FFFD (the
+Unicode standard's replacement for an unpaired surrogate, ch. 3.9).
+
 Deliberately not handled here: bytes, lines and SSE fields (earlier stages);
 `accumulate()` at the end of this module only chains the stages together.
 
@@ -43,7 +50,7 @@ from .errors import (
     ToolInputJSONError,
 )
 from .events import decode_event, iter_events, load_json  # noqa: F401 (decode_event: also imported from here)
-from .partial_json import Change, PartialJSONError, PartialJSONParser
+from .partial_json import SURROGATE, Change, PartialJSONError, PartialJSONParser
 
 # Blocks whose `input` arrives as `input_json_delta` fragments.
 TOOL_BLOCK_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
@@ -96,6 +103,11 @@ class MessageAccumulator:
         # Pieces of text appended to a block field since it was last joined,
         # keyed by (index, field), for the same reason.
         self._text_parts: dict[tuple[int, str], list[str]] = {}
+        # A high surrogate that ended the last piece of a block field, keyed by
+        # (index, field), "input" for tool input text: a gateway may split one
+        # character's UTF-16 halves across two deltas, so its pair may open the
+        # next piece. Kept out of the text until then: see `_mended`.
+        self._halves: dict[tuple[int, str], str] = {}
         self.input_changes: list[Change] = []
 
     # -- reading the state -------------------------------------------------
@@ -240,6 +252,8 @@ class MessageAccumulator:
             fragment = delta["partial_json"]
             if type(fragment) is not str:
                 raise self._not_text(delta, "partial_json", index)
+            if self._halves or not fragment.isascii():
+                fragment = self._mended((index, "input"), fragment)
             parts.append(fragment)
             parser = self.input_parsers[index]
             if parser.error is None:  # invalid JSON is raised at the block's stop, not here
@@ -261,8 +275,10 @@ class MessageAccumulator:
             piece = delta[field]
             if type(piece) is not str:
                 raise self._not_text(delta, field, index)
-            parts = self._text_parts.setdefault((index, field), [block.get(field) or ""])
-            parts.append(piece)
+            parts = self._text_parts.get((index, field))
+            if parts is None:
+                parts = self._text_parts[index, field] = [self._mended((index, field), block.get(field) or "")]
+            parts.append(piece if not self._halves and piece.isascii() else self._mended((index, field), piece))
         elif kind == "citations_delta":
             if block_type != "text":
                 raise self._wrong_block(kind, block_type, index)
@@ -276,6 +292,8 @@ class MessageAccumulator:
     def _on_content_block_stop(self, event: dict[str, Any]) -> None:
         index = event["index"]
         block = self._open_block(index, "content_block_stop")
+        if self._halves:
+            self._end_halves(index)
         if index in self._json_parts:
             raw = "".join(self._json_parts[index])
             if raw:  # no fragments, or only empty ones: the input stays as started, `{}`
@@ -287,7 +305,7 @@ class MessageAccumulator:
     def _parse_tool_input(self, raw: str, index: int) -> Any:
         """The one strict parse of a tool's input, at its stop: a JSON object, or ToolInputJSONError."""
         try:
-            value = load_json(raw)
+            value = load_json(raw, lone_surrogates="replace")
         except ValueError as error:  # also: over 4300 digits, nested too deep
             why = f"is not valid JSON: {error.msg} (character {error.pos})" if isinstance(error, json.JSONDecodeError) else f"cannot be used: {error}"
             raise self._error(ToolInputJSONError, f"tool input of block {index} {why}", raw=raw, index=index) from None
@@ -313,6 +331,40 @@ class MessageAccumulator:
         self.complete = True
 
     # -- helpers -------------------------------------------------------------
+
+    def _mended(self, key: tuple[int, str], piece: str) -> str:
+        """`piece` (str) with real characters only: a high surrogate held from the
+        last piece of the same field and a low one opening this piece become one
+        character; a half without its pair becomes U+FFFD, except a high one at
+        the end, held until the next piece (or the block's stop) says what it is.
+        Only the seam and the pieces holding surrogates are looked at, so a long
+        text costs nothing more. (Text decoded from JSON holds surrogates only
+        where it had lone `\\ud83d`-style escapes: a gateway that cut a
+        character's UTF-16 pair across two deltas.)"""
+        held = self._halves.pop(key, "")
+        if not held and (piece.isascii() or not SURROGATE.search(piece)):
+            return piece
+        piece = held + piece
+        if piece and "\ud800" <= piece[-1] <= "\udbff":
+            self._halves[key], piece = piece[-1], piece[:-1]
+        # UTF-16 is where surrogates mean something: encoded with them kept, the
+        # halves decode as a pair into one character, or as U+FFFD alone.
+        return piece.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+    def _end_halves(self, index: int) -> None:
+        """Block `index` stops: a high surrogate still held never gets its pair (U+FFFD)."""
+        for key in [key for key in self._halves if key[0] == index]:
+            del self._halves[key]
+            if key[1] != "input":
+                self._text_parts[key].append("\ufffd")
+                continue
+            self._json_parts[index].append("\ufffd")
+            parser = self.input_parsers[index]
+            if parser.error is None:
+                try:
+                    self.input_changes = parser.feed("\ufffd")
+                except PartialJSONError:
+                    pass
 
     def _open_block(self, index: int, kind: str) -> dict[str, Any]:
         content = self._message["content"]  # type: ignore[index]

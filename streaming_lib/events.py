@@ -44,7 +44,7 @@ import jiter
 
 from .errors import EventDataError
 from .lines import LineDecoder
-from .partial_json import JITER_MAX_DEPTH
+from .partial_json import JITER_MAX_DEPTH, SURROGATE
 from .sse import ServerSentEvent, SSEDecoder
 
 # The event types of the Messages API (source: "Streaming Messages", event
@@ -219,7 +219,7 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[An
 _DECODED_NAMES = frozenset({b"ping", b"error"})
 
 
-def load_json(text: str) -> Any:
+def load_json(text: str, *, lone_surrogates: str = "keep") -> Any:
     """`json.loads(text)`: the same value, or the same error, faster; except that
     a value nested inside more than 200 lists or objects raises ValueError.
     Used for event data and for a tool's input at its stop.
@@ -232,7 +232,17 @@ def load_json(text: str) -> Any:
     few texts jiter refuses and it does not (a lone surrogate escape such as
     "\\ud800"). The depth limit is jiter's: the accumulator deep-copies what it
     keeps, and data nested hundreds deep would overflow Python's stack there.
-    So it raises only ValueError (JSONDecodeError for text that is not JSON)."""
+    So it raises only ValueError (JSONDecodeError for text that is not JSON).
+
+    `lone_surrogates`: "keep" (event data: a text delta may hold one half of a
+    character whose other half is in the next, which the accumulator pairs),
+    or "replace": every surrogate left in a string or key of the value (a
+    `\\ud83d` escape without its pair; escaped pairs are one character already)
+    becomes U+FFFD, as `PartialJSONParser` reads them (a tool's input).
+
+        >>> load_json('["\\\\ud83d", "\\\\ud83d\\\\ude00"]', lone_surrogates="replace")
+        ['�', '😀']
+    """
     try:
         return jiter.from_json(text.encode())
     except ValueError as error:  # also UnicodeEncodeError: a str with a lone surrogate
@@ -245,6 +255,17 @@ def load_json(text: str) -> Any:
         too_deep = True
     if too_deep:
         raise ValueError(f"nested inside more than {JITER_MAX_DEPTH} lists or objects")
+    return _replace_surrogates(value) if lone_surrogates == "replace" else value
+
+
+def _replace_surrogates(value: Any) -> Any:
+    """`value` with every surrogate in its strings and keys made U+FFFD (at most 201 levels deep)."""
+    if type(value) is str:
+        return SURROGATE.sub("\ufffd", value)
+    if type(value) is list:
+        return [_replace_surrogates(item) for item in value]
+    if type(value) is dict:
+        return {SURROGATE.sub("\ufffd", key): _replace_surrogates(item) for key, item in value.items()}
     return value
 
 
