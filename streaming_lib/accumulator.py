@@ -51,6 +51,7 @@ from .errors import (
 )
 from .events import decode_event, iter_events, load_json  # noqa: F401 (decode_event: also imported from here)
 from .partial_json import SURROGATE, Change, PartialJSONError, PartialJSONParser
+from .sse import MAX_EVENT_BYTES
 
 # Blocks whose `input` arrives as `input_json_delta` fragments.
 TOOL_BLOCK_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
@@ -412,11 +413,14 @@ def _is_index(value: Any) -> bool:
     return type(value) is int  # not a bool, a float or a string that looks like one
 
 
-def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict[str, Any]:
+def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False,
+               max_event_bytes: int | None = MAX_EVENT_BYTES) -> dict[str, Any]:
     """The whole pipeline: bytes (one object, or an iterable of chunks) to the final message (dict).
 
     Raises a `StreamError`; its `.partial` is the message so far and its
-    `.events` the decoded event dicts received before the failure.
+    `.events` the decoded event dicts received before the failure. A line, or
+    an event's data, of more than `max_event_bytes` bytes (16 MiB unless told;
+    None: no limit) is a `SizeLimitError` (see `iter_events`).
     """
     if isinstance(source, str):
         raise TypeError("accumulate() takes the stream's bytes (or an iterable of byte chunks), not str")
@@ -424,7 +428,7 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict
     acc = MessageAccumulator()
     events: list[Any] = []
     try:
-        for event in iter_events(chunks, strict=strict):
+        for event in iter_events(chunks, strict=strict, max_event_bytes=max_event_bytes):
             events.append(event)
             acc.feed(event)
         return acc.final_message()

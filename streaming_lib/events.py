@@ -37,6 +37,7 @@ come (`accumulator.py`).
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -45,7 +46,7 @@ import jiter
 from .errors import EventDataError
 from .lines import LineDecoder
 from .partial_json import JITER_MAX_DEPTH, SURROGATE
-from .sse import ServerSentEvent, SSEDecoder
+from .sse import MAX_EVENT_BYTES, ServerSentEvent, SSEDecoder, too_large, utf8_length
 
 # The event types of the Messages API (source: "Streaming Messages", event
 # types). Only events with these names are read; any other name is skipped.
@@ -146,16 +147,19 @@ def _data_error(number: int, name: str, data: str, why: str) -> EventDataError:
     return EventDataError(f"event {number} ({name}): {why}", data=data, event_number=number)
 
 
-def iter_events(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[Any]:
+def iter_events(chunks: Iterable[bytes], *, strict: bool = False,
+                max_event_bytes: int | None = MAX_EVENT_BYTES) -> Iterator[Any]:
     """Yield the Messages API events (dicts) of a stream given as byte chunks.
 
     The same events, and the same errors, as `decode_event(sse, n)` for every
-    `sse` of `iter_sse(chunks, strict=strict)`, leaving out the Nones, where
+    `sse` of `iter_sse(chunks, strict=strict, max_event_bytes=max_event_bytes)`
+    (no line, and no event's data, of more than `max_event_bytes` bytes: 16 MiB
+    unless told, None for no limit), leaving out the Nones, where
     `n` counts the events yielded so far plus one (1-based, as
     `MessageAccumulator.event_number` will count them once fed).
 
     Faster, as it runs for every event of a stream: the loop of `iter_sse` is
-    repeated here on lines that are still bytes (`LineDecoder.feed_each(...,
+    repeated here on lines that are still bytes (`LineDecoder.feed_all(...,
     decode=False)`), so a plain event (named by one of the API's names but
     `ping` and `error`, or unnamed, with data that jiter reads as an object
     whose `type` is that name) goes from its lines to its value without being
@@ -164,17 +168,24 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[An
     decoded and handed to `decode_event`; other lines go to
     `SSEDecoder.feed_line`. `tests/test_fast_paths.py` checks that both ways agree.
 
-    Raises `SSEDecodeError` (strict mode, invalid UTF-8) and `EventDataError`.
+    Raises `SSEDecodeError` (strict mode, invalid UTF-8), `SizeLimitError` and
+    `EventDataError`.
     """
-    lines, decoder = LineDecoder(strict=strict), SSEDecoder()
+    lines = LineDecoder(strict=strict, max_line_bytes=max_event_bytes)
+    decoder = SSEDecoder(max_event_bytes=None)
+    limit = sys.maxsize if max_event_bytes is None else max_event_bytes
     event_type, data, number = b"", [], 0
-    for batch in lines.feed_each(chunks, decode=False):
+    counted, counted_lines, counted_bytes = None, 0, 0  # as in `iter_sse`
+    for batch in lines.feed_all(chunks, decode=False):
         for line in batch:
             if not line:  # dispatch, as in `iter_sse`
                 if data:
-                    event = None
+                    text, event = b"\n".join(data), None
+                    # Sizes are those of the lines decoded, as `iter_sse` sees them: invalid
+                    # bytes count as U+FFFD, 3 bytes, so only a long event needs counting.
+                    if 3 * len(text) >= limit and _decoded_length(text) + 1 > limit:
+                        raise too_large(limit)
                     if event_type in _PLAIN_NAMES:
-                        text = b"\n".join(data)
                         try:
                             event = jiter.from_json(text)  # what `load_json` tries first
                         except ValueError:  # also bytes that are not UTF-8
@@ -193,7 +204,7 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[An
                             event = decode_event(ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1)
                     elif event_type in _DECODED_NAMES:  # `ping`, `error`: whatever the data
                         name = event_type.decode()
-                        event = decode_event(ServerSentEvent(name, b"\n".join(data).decode("utf-8", "replace")), number + 1)
+                        event = decode_event(ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1)
                     # Any other name is not an API event: skipped, its data unread.
                     if event is not None:
                         number += 1
@@ -212,11 +223,22 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[An
                 if decoder.event_type is not None:  # it was an `event` field
                     event_type = decoder.event_type.encode()
                 data += [value.encode() for value in decoder.data_lines]  # a `data` field
-    lines.flush()  # as in `iter_sse`: strict mode raises for a bad last line
+        if data:  # an event goes on after this batch: its data so far must fit, as in `iter_sse`
+            if data is not counted:
+                counted, counted_lines, counted_bytes = data, 0, 0
+            counted_bytes += sum(map(_decoded_length, data[counted_lines:])) + len(data) - counted_lines
+            counted_lines = len(data)
+            if counted_bytes > limit:
+                raise too_large(limit)
 
 
 # The names, as bytes, that win over their data (`decode_event` reads them).
 _DECODED_NAMES = frozenset({b"ping", b"error"})
+
+
+def _decoded_length(raw: bytes) -> int:
+    """The UTF-8 bytes of `raw` once decoded, invalid bytes as U+FFFD (int)."""
+    return len(raw) if raw.isascii() else utf8_length(raw.decode("utf-8", "replace"))
 
 
 def load_json(text: str, *, lone_surrogates: str = "keep") -> Any:

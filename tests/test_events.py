@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from streaming_lib import APIStreamError, EventDataError, ServerSentEvent, accumulate, decode_event, iter_events
+from streaming_lib import APIStreamError, EventDataError, ServerSentEvent, SizeLimitError, accumulate, decode_event, iter_events
 from streaming_lib.fixtures import chunked
 
 GATEWAY = Path(__file__).parent / "data" / "gateway"
@@ -143,3 +143,28 @@ def test_the_docstring_examples_run():
     from streaming_lib import events
 
     assert doctest.testmod(events).failed == 0
+
+
+# -- size limits, threaded through to accumulate ----------------------------------
+
+@pytest.mark.parametrize("size", [1, 2, 7, None])
+def test_an_event_past_max_event_bytes_is_a_size_limit_error_with_the_message_so_far(size):
+    big = b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"' + b"x" * 300 + b'"}}\n\n'
+    raw = STREAM.replace(b"event: content_block_stop", big + b"event: content_block_stop")
+    with pytest.raises(SizeLimitError) as caught:
+        accumulate(chunked(raw, size) if size else [raw], max_event_bytes=200)
+    assert caught.value.limit == 200 and len(caught.value.events) == 3
+    assert caught.value.partial["content"] == [{"type": "text", "text": "hi"}]
+    assert accumulate(raw + END, max_event_bytes=None)["content"][0]["text"] == "hi" + "x" * 300
+
+
+def test_a_line_past_max_event_bytes_names_its_offset():
+    raw = STREAM + b": " + b"k" * 500 + b"\n" + END  # a comment: no event, but a line all the same
+    with pytest.raises(SizeLimitError) as caught:
+        accumulate(chunked(raw, 7), max_event_bytes=300)
+    assert caught.value.offset == len(STREAM) and len(caught.value.events) == 4
+
+
+def test_iter_events_takes_the_limit_too():
+    with pytest.raises(SizeLimitError):
+        list(iter_events([b"data: " + b"[1]," * 100 + b"\n\n"], max_event_bytes=100))
