@@ -212,29 +212,35 @@ class LineDecoder:
             for chunk in chunks:
                 if type(chunk) is not bytes:
                     chunk = _as_bytes(chunk)
-                if careful or CR in chunk or len(pending) + len(chunk) > max_line:
-                    self._fed = fed
-                    try:
-                        lines = self._feed(chunk)
-                    finally:  # `_feed` may have replaced the buffer, or raised half-way
-                        pending, fed, careful = self._pending, self._fed, self._careful
-                    if lines:
-                        yield lines if decode else [line.encode() for line in lines]
-                    continue
-                fed += len(chunk)
-                pending += chunk
-                if LF in chunk:
-                    # Split and drop everything up to the last LF. Dropping the head
-                    # of a bytearray only moves its start: no copy of the tail.
-                    end = pending.rfind(LF) + 1
-                    if decode:
-                        lines = pending[:end].decode("utf-8", "replace").split("\n")
-                    else:
-                        lines = bytes(pending[:end]).split(b"\n")
-                    del pending[:end]
-                    lines.pop()
-                    self._fed = fed
-                    yield lines
+                if not careful and CR not in chunk:
+                    fed += len(chunk)
+                    pending += chunk
+                    if LF in chunk:
+                        # Split and drop everything up to the last LF. Dropping the head
+                        # of a bytearray only moves its start: no copy of the tail.
+                        end = pending.rfind(LF) + 1
+                        if end <= max_line:  # else a line may be too long: `_feed` looks
+                            if decode:
+                                lines = pending[:end].decode("utf-8", "replace").split("\n")
+                            else:
+                                lines = bytes(pending[:end]).split(b"\n")
+                            del pending[:end]
+                            lines.pop()
+                            self._fed = fed
+                            yield lines
+                            continue
+                    elif len(pending) <= max_line:
+                        continue
+                    # Past the limit: the chunk is taken back, for `_feed` to handle.
+                    del pending[len(pending) - len(chunk):]
+                    fed -= len(chunk)
+                self._fed = fed
+                try:
+                    lines = self._feed(chunk)
+                finally:  # `_feed` may have replaced the buffer, or raised half-way
+                    pending, fed, careful = self._pending, self._fed, self._careful
+                if lines:
+                    yield lines if decode else [line.encode() for line in lines]
         finally:  # also when the caller stops early or an error is raised: the decoder stays usable
             self._fed, self._feeding_each = fed, False
 
