@@ -16,7 +16,9 @@ One rule is ours, not the spec's: an event whose data buffer (each `data:`
 value and a LF, in UTF-8 bytes) passes `max_event_bytes` (16 MiB unless told;
 the API's largest events are far smaller) is a `SizeLimitError`, raised before
 the event is held whole, so an event of endless `data:` lines cannot fill
-memory. From bytes, no line may pass that many bytes either (`lines.py`).
+memory. (Python keeps each line as an object of its own, about 50 bytes more
+than its text: an event of very short lines may take a few times its size.)
+From bytes, no line may pass that many bytes either (`lines.py`).
 
 Deliberately not handled here: bytes and line endings (`lines.py`) and what the
 data means (JSON, the Messages API: `accumulator.py`).
