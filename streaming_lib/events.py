@@ -61,9 +61,10 @@ UNNAMED = "message"
 # `iter_events` reads an event itself when its `event:` line (as bytes) is one
 # of these and its data is a JSON object whose `type` is the name (or, for an
 # unnamed event, one of the names): the value maps each to the `type` expected,
-# None for "any of `_PLAIN_TYPES`". `ping` and `error` go to `decode_event`.
+# `_ANY_NAME` for "any of `_PLAIN_TYPES`". `ping` and `error` go to `decode_event`.
 _PLAIN_TYPES = API_EVENT_NAMES - {"ping", "error"}
-_PLAIN_NAMES = {name.encode(): name for name in _PLAIN_TYPES} | {b"": None, UNNAMED.encode(): None}
+_ANY_NAME = object()  # equal to no `type`
+_PLAIN_NAMES = {name.encode(): name for name in _PLAIN_TYPES} | {b"": _ANY_NAME, UNNAMED.encode(): _ANY_NAME}
 
 
 def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
@@ -174,6 +175,9 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False,
     lines = LineDecoder(strict=strict, max_line_bytes=max_event_bytes)
     decoder = SSEDecoder(max_event_bytes=None)
     limit = sys.maxsize if max_event_bytes is None else max_event_bytes
+    # Decoded, data may grow up to 3 times (an invalid byte becomes U+FFFD, 3 bytes):
+    # data shorter than this fits whatever it holds, and needs no counting.
+    may_not_fit = -(-limit // 3)
     event_type, data, number = b"", [], 0
     counted, counted_lines, counted_bytes = None, 0, 0  # as in `iter_sse`
     for batch in lines.feed_all(chunks, decode=False):
@@ -181,25 +185,20 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False,
             if not line:  # dispatch, as in `iter_sse`
                 if data:
                     text, event = b"\n".join(data), None
-                    # Sizes are those of the lines decoded, as `iter_sse` sees them: invalid
-                    # bytes count as U+FFFD, 3 bytes, so only a long event needs counting.
-                    if 3 * len(text) >= limit and _decoded_length(text) + 1 > limit:
+                    # Sizes are those of the lines decoded, as `iter_sse` sees them.
+                    if len(text) >= may_not_fit and _decoded_length(text) + 1 > limit:
                         raise too_large(limit)
                     if event_type in _PLAIN_NAMES:
+                        expected = _PLAIN_NAMES[event_type]
                         try:
                             event = jiter.from_json(text)  # what `load_json` tries first
                         except ValueError:  # also bytes that are not UTF-8
                             pass
-                        if type(event) is dict:
-                            kind, expected = event.get("type"), _PLAIN_NAMES[event_type]
-                            if expected is None:  # unnamed: its `type` must be one of the names
-                                if type(kind) is not str or kind not in _PLAIN_TYPES:
-                                    event = None
-                            elif kind != expected:
-                                event = None
-                        else:
-                            event = None
-                        if event is None:  # not read above, or not plain: `decode_event` decides
+                        if type(event) is not dict or event.get("type") != expected:
+                            kind = event.get("type") if type(event) is dict else None
+                            if expected is not _ANY_NAME or type(kind) is not str or kind not in _PLAIN_TYPES:
+                                event = None  # not read above, or not plain: `decode_event` decides
+                        if event is None:
                             name = event_type.decode("utf-8", "replace") or UNNAMED
                             event = decode_event(ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1)
                     elif event_type in _DECODED_NAMES:  # `ping`, `error`: whatever the data
@@ -226,10 +225,12 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False,
         if data:  # an event goes on after this batch: its data so far must fit, as in `iter_sse`
             if data is not counted:
                 counted, counted_lines, counted_bytes = data, 0, 0
-            counted_bytes += sum(map(_decoded_length, data[counted_lines:])) + len(data) - counted_lines
-            counted_lines = len(data)
-            if counted_bytes > limit:
-                raise too_large(limit)
+            if counted_lines < len(data):
+                text = b"\n".join(data[counted_lines:])
+                counted_bytes += (len(text) if text.isascii() else _decoded_length(text)) + 1
+                counted_lines = len(data)
+                if counted_bytes > limit:
+                    raise too_large(limit)
 
 
 # The names, as bytes, that win over their data (`decode_event` reads them).

@@ -208,6 +208,9 @@ class LineDecoder:
         # `pending` is the decoder's own buffer, changed in place here (only `_feed`
         # replaces it); `fed` and `careful` are local copies, written back as needed.
         pending, fed, careful, max_line = self._pending, self._fed, self._careful, self._max
+        # The offset past which the pending line would be longer than the limit:
+        # a plain chunk then costs one comparison of two ints, not a len().
+        full_at = fed - len(pending) + max_line
         try:
             for chunk in chunks:
                 if type(chunk) is not bytes:
@@ -226,10 +229,11 @@ class LineDecoder:
                                 lines = bytes(pending[:end]).split(b"\n")
                             del pending[:end]
                             lines.pop()
+                            full_at = fed - len(pending) + max_line
                             self._fed = fed
                             yield lines
                             continue
-                    elif len(pending) <= max_line:
+                    elif fed <= full_at:
                         continue
                     # Past the limit: the chunk is taken back, for `_feed` to handle.
                     del pending[len(pending) - len(chunk):]
@@ -239,6 +243,7 @@ class LineDecoder:
                     lines = self._feed(chunk)
                 finally:  # `_feed` may have replaced the buffer, or raised half-way
                     pending, fed, careful = self._pending, self._fed, self._careful
+                    full_at = fed - len(pending) + max_line
                 if lines:
                     yield lines if decode else [line.encode() for line in lines]
         finally:  # also when the caller stops early or an error is raised: the decoder stays usable

@@ -209,10 +209,12 @@ def iter_sse(chunks: Iterable[bytes], *, strict: bool = False,
         if data:  # an event goes on after this batch: its data so far must fit
             if data is not counted:
                 counted, counted_lines, counted_bytes = data, 0, 0
-            counted_bytes += sum(map(utf8_length, data[counted_lines:])) + len(data) - counted_lines
-            counted_lines = len(data)
-            if counted_bytes > limit:
-                raise too_large(limit)
+            if counted_lines < len(data):  # new lines: their bytes, each with its LF
+                text = "\n".join(data[counted_lines:])
+                counted_bytes += (len(text) if text.isascii() else utf8_length(text)) + 1
+                counted_lines = len(data)
+                if counted_bytes > limit:
+                    raise too_large(limit)
     # The last batch is the last line if it had no terminator: it cannot be the
     # blank line that dispatches, so it only adds to an event never sent (whose
     # size still counts); reading it, strict mode raises if it is not UTF-8.
