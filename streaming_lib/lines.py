@@ -123,8 +123,9 @@ class LineDecoder:
         """Add one network chunk; return the lines it completes (list of str).
 
         `chunk` is bytes (a bytearray or memoryview is copied to bytes first).
-        Raises TypeError for anything else, such as str, and RuntimeError while
-        a `feed_each` over this decoder is under way."""
+        Raises TypeError for anything else, such as str, RuntimeError while
+        a `feed_each` over this decoder is under way, `SSEDecodeError` (strict
+        mode) and `SizeLimitError` (a line too long; then at every later call)."""
         if self._feeding_each:
             raise RuntimeError("feed() while a feed_each() over this decoder is under way: finish or close it first")
         return self._feed(chunk if type(chunk) is bytes else _as_bytes(chunk))

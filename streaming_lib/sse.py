@@ -99,7 +99,10 @@ class SSEDecoder:
         self.reconnection_time: int | None = None
 
     def feed_line(self, line: str) -> ServerSentEvent | None:
-        """Process one line (str, no terminator); return an event on dispatch, else None."""
+        """Process one line (str, no terminator); return an event on dispatch, else None.
+
+        Raises `SizeLimitError` for a `data:` line that takes the data buffer past
+        `max_event_bytes`; the line is not kept."""
         if not line:
             return self._dispatch()
         name, _, value = line.partition(":")
