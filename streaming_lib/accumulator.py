@@ -253,7 +253,7 @@ class MessageAccumulator:
             fragment = delta["partial_json"]
             if type(fragment) is not str:
                 raise self._not_text(delta, "partial_json", index)
-            if self._halves or not fragment.isascii():
+            if self._halves or not fragment.isascii() and SURROGATE.search(fragment):
                 fragment = self._mended((index, "input"), fragment)
             parts.append(fragment)
             parser = self.input_parsers[index]
@@ -279,7 +279,9 @@ class MessageAccumulator:
             parts = self._text_parts.get((index, field))
             if parts is None:
                 parts = self._text_parts[index, field] = [self._mended((index, field), block.get(field) or "")]
-            parts.append(piece if not self._halves and piece.isascii() else self._mended((index, field), piece))
+            if self._halves or not piece.isascii() and SURROGATE.search(piece):
+                piece = self._mended((index, field), piece)
+            parts.append(piece)
         elif kind == "citations_delta":
             if block_type != "text":
                 raise self._wrong_block(kind, block_type, index)

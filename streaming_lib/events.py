@@ -46,7 +46,7 @@ import jiter
 from .errors import EventDataError
 from .lines import LineDecoder
 from .partial_json import JITER_MAX_DEPTH, SURROGATE
-from .sse import MAX_EVENT_BYTES, ServerSentEvent, SSEDecoder, too_large, utf8_length
+from .sse import LINES_PER_GROUP, MAX_EVENT_BYTES, ServerSentEvent, SSEDecoder, too_large, utf8_length
 
 # The event types of the Messages API (source: "Streaming Messages", event
 # types). Only events with these names are read; any other name is skipped.
@@ -179,7 +179,7 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False,
     # data shorter than this fits whatever it holds, and needs no counting.
     may_not_fit = -(-limit // 3)
     event_type, data, number = b"", [], 0
-    counted, counted_lines, counted_bytes = None, 0, 0  # as in `iter_sse`
+    counted, counted_lines, counted_bytes, grouped = None, 0, 0, 0  # as in `iter_sse`
     for batch in lines.feed_all(chunks, decode=False):
         for line in batch:
             if not line:  # dispatch, as in `iter_sse`
@@ -224,13 +224,16 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False,
                 data += [value.encode() for value in decoder.data_lines]  # a `data` field
         if data:  # an event goes on after this batch: its data so far must fit, as in `iter_sse`
             if data is not counted:
-                counted, counted_lines, counted_bytes = data, 0, 0
+                counted, counted_lines, counted_bytes, grouped = data, 0, 0, 0
             if counted_lines < len(data):
                 text = b"\n".join(data[counted_lines:])
                 counted_bytes += (len(text) if text.isascii() else _decoded_length(text)) + 1
                 counted_lines = len(data)
                 if counted_bytes > limit:
                     raise too_large(limit)
+                if counted_lines - grouped >= LINES_PER_GROUP:
+                    data[grouped:] = [b"\n".join(data[grouped:])]
+                    grouped = counted_lines = len(data)
 
 
 # The names, as bytes, that win over their data (`decode_event` reads them).

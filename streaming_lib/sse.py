@@ -16,9 +16,10 @@ One rule is ours, not the spec's: an event whose data buffer (each `data:`
 value and a LF, in UTF-8 bytes) passes `max_event_bytes` (16 MiB unless told;
 the API's largest events are far smaller) is a `SizeLimitError`, raised before
 the event is held whole, so an event of endless `data:` lines cannot fill
-memory. (Python keeps each line as an object of its own, about 50 bytes more
-than its text: an event of very short lines may take a few times its size.)
-From bytes, no line may pass that many bytes either (`lines.py`).
+memory. From bytes, no line may pass that many bytes either (`lines.py`).
+(`SSEDecoder.data_lines` keeps each line as a str of its own, for readers to
+watch, which costs Python about 50 bytes a line beyond its text; `iter_sse`
+joins them in groups, so its memory stays near the limit.)
 
 Deliberately not handled here: bytes and line endings (`lines.py`) and what the
 data means (JSON, the Messages API: `accumulator.py`).
@@ -47,6 +48,9 @@ from .lines import LineDecoder
 MAX_RETRY_DIGITS = 18
 # The largest data buffer an event may have unless told otherwise, in bytes.
 MAX_EVENT_BYTES = 16 * 2**20
+# `iter_sse` and `iter_events` keep an open event's data lines joined by this
+# many at a time (see `iter_sse`).
+LINES_PER_GROUP = 64
 
 
 @dataclass(slots=True)
@@ -183,7 +187,11 @@ def iter_sse(chunks: Iterable[bytes], *, strict: bool = False,
     event_type, data, last_event_id, retry = "", [], None, None
     # The data buffer of an event still open after a batch: which list, how many of
     # its lines are counted, and their bytes. Per batch, so a long event costs O(n).
-    counted, counted_lines, counted_bytes = None, 0, 0
+    # Its lines before `grouped` are joined in groups: each line a str of its own
+    # would cost Python about 50 bytes more than its text (measured: an event of
+    # "data: xy" lines took 20 times its data buffer), so every LINES_PER_GROUP
+    # lines become one str, and memory stays near the limit.
+    counted, counted_lines, counted_bytes, grouped = None, 0, 0, 0
     for batch in lines.feed_all(chunks):
         for line in batch:
             if not line:  # dispatch, then reset the buffers, as `SSEDecoder._dispatch` does
@@ -211,13 +219,16 @@ def iter_sse(chunks: Iterable[bytes], *, strict: bool = False,
                 last_event_id = decoder.last_event_id
         if data:  # an event goes on after this batch: its data so far must fit
             if data is not counted:
-                counted, counted_lines, counted_bytes = data, 0, 0
+                counted, counted_lines, counted_bytes, grouped = data, 0, 0, 0
             if counted_lines < len(data):  # new lines: their bytes, each with its LF
                 text = "\n".join(data[counted_lines:])
                 counted_bytes += (len(text) if text.isascii() else utf8_length(text)) + 1
                 counted_lines = len(data)
                 if counted_bytes > limit:
                     raise too_large(limit)
+                if counted_lines - grouped >= LINES_PER_GROUP:
+                    data[grouped:] = ["\n".join(data[grouped:])]
+                    grouped = counted_lines = len(data)
     # The last batch is the last line if it had no terminator: it cannot be the
     # blank line that dispatches, so it only adds to an event never sent (whose
     # size still counts); reading it, strict mode raises if it is not UTF-8.

@@ -168,3 +168,11 @@ def test_a_line_past_max_event_bytes_names_its_offset():
 def test_iter_events_takes_the_limit_too():
     with pytest.raises(SizeLimitError):
         list(iter_events([b"data: " + b"[1]," * 100 + b"\n\n"], max_event_bytes=100))
+
+
+def test_an_event_of_many_data_lines_is_read_whatever_the_chunks():
+    event = {"type": "message_delta", "delta": {"stop_reason": "end_turn", "x": list(range(200))}, "usage": {}}
+    lines = json.dumps(event, indent=1).split("\n")  # over 200 lines, one `data:` line each
+    raw = b"event: message_delta\n" + "".join(f"data: {line}\n" for line in lines).encode() + b"\n"
+    for size in (1, 2, 7, len(raw)):
+        assert list(iter_events(chunked(raw, size))) == [event]

@@ -202,3 +202,12 @@ def test_an_oversized_event_is_refused_after_the_events_before_it_whatever_the_c
         for event in iter_sse(chunked(raw, size) if size else [raw], max_event_bytes=30):
             got.append(event.data)
     assert got == ["first"]
+
+
+def test_an_event_of_many_data_lines_is_the_same_whatever_the_chunks():
+    # iter_sse keeps an open event's lines joined in groups: the data must not show it.
+    raw = b"event: x\n" + b"".join(b"data: %d\n" % i for i in range(300)) + b"data:\n\n"
+    expected = list(parse_sse(raw.decode().split("\n")))
+    assert expected[0].data == "\n".join(map(str, range(300))) + "\n"
+    for size in (1, 2, 7, len(raw)):
+        assert list(iter_sse(chunked(raw, size))) == expected
