@@ -17,6 +17,13 @@ goes to the block at its `index`; a tool block's `input_json_delta` fragments
 are only text until `content_block_stop`, where they are parsed once. Whether
 that input may be run is judged only at the end (`tool_calls.py`).
 
+Text, thinking and tool input text hold real characters only: a gateway may
+cut one character between its two UTF-16 halves (`\\ud83d` ending one delta,
+`\\ude00` opening the next), which JSON decodes to two lone surrogates. The
+halves are joined at the seam; a high half ending what has arrived is held
+back, unseen, until the next delta; a half without its pair is U+FFFD (the
+Unicode standard's replacement for an unpaired surrogate, ch. 3.9).
+
 Deliberately not handled here: bytes, lines and SSE fields (earlier stages);
 `accumulate()` at the end of this module only chains the stages together.
 
@@ -44,7 +51,8 @@ from .errors import (
     ToolInputJSONError,
 )
 from .events import decode_event, iter_events, load_json  # noqa: F401 (decode_event: also imported from here)
-from .partial_json import Change, PartialJSONError, PartialJSONParser
+from .partial_json import SURROGATE, Change, PartialJSONError, PartialJSONParser
+from .sse import MAX_EVENT_BYTES
 from .tool_calls import CUT_OFF_STOP_REASONS, ToolCallVerdict, tool_call_verdict
 
 # Blocks whose `input` arrives as `input_json_delta` fragments.
@@ -103,6 +111,11 @@ class MessageAccumulator:
         # Pieces of text appended to a block field since it was last joined,
         # keyed by (index, field), for the same reason.
         self._text_parts: dict[tuple[int, str], list[str]] = {}
+        # A high surrogate that ended the last piece of a block field, keyed by
+        # (index, field), "input" for tool input text: a gateway may split one
+        # character's UTF-16 halves across two deltas, so its pair may open the
+        # next piece. Kept out of the text until then: see `_mended`.
+        self._halves: dict[tuple[int, str], str] = {}
         self.input_changes: list[Change] = []
 
     # -- reading the state -------------------------------------------------
@@ -265,6 +278,8 @@ class MessageAccumulator:
             fragment = delta["partial_json"]
             if type(fragment) is not str:
                 raise self._not_text(delta, "partial_json", index)
+            if self._halves or not fragment.isascii() and SURROGATE.search(fragment):
+                fragment = self._mended((index, "input"), fragment)
             parts.append(fragment)
             parser = self.input_parsers[index]
             if parser.error is None:  # invalid JSON is raised at the block's stop, not here
@@ -286,7 +301,11 @@ class MessageAccumulator:
             piece = delta[field]
             if type(piece) is not str:
                 raise self._not_text(delta, field, index)
-            parts = self._text_parts.setdefault((index, field), [block.get(field) or ""])
+            parts = self._text_parts.get((index, field))
+            if parts is None:
+                parts = self._text_parts[index, field] = [self._mended((index, field), block.get(field) or "")]
+            if self._halves or not piece.isascii() and SURROGATE.search(piece):
+                piece = self._mended((index, field), piece)
             parts.append(piece)
         elif kind == "citations_delta":
             if block_type != "text":
@@ -301,6 +320,8 @@ class MessageAccumulator:
     def _on_content_block_stop(self, event: dict[str, Any]) -> None:
         index = event["index"]
         block = self._open_block(index, "content_block_stop")
+        if self._halves:
+            self._end_halves(index)
         self.stopped.add(index)
         if index in self._json_parts:
             raw = "".join(self._json_parts[index])
@@ -316,7 +337,7 @@ class MessageAccumulator:
     def _parse_tool_input(self, raw: str, index: int) -> Any:
         """The one strict parse of a tool's input, at its stop: a JSON object, or ToolInputJSONError."""
         try:
-            value = load_json(raw)
+            value = load_json(raw, lone_surrogates="replace")
         except ValueError as error:  # also: over 4300 digits, nested too deep
             why = f"is not valid JSON: {error.msg} (character {error.pos})" if isinstance(error, json.JSONDecodeError) else f"cannot be used: {error}"
         else:
@@ -343,6 +364,40 @@ class MessageAccumulator:
         self.complete = True
 
     # -- helpers -------------------------------------------------------------
+
+    def _mended(self, key: tuple[int, str], piece: str) -> str:
+        """`piece` (str) with real characters only: a high surrogate held from the
+        last piece of the same field and a low one opening this piece become one
+        character; a half without its pair becomes U+FFFD, except a high one at
+        the end, held until the next piece (or the block's stop) says what it is.
+        Only the seam and the pieces holding surrogates are looked at, so a long
+        text costs nothing more. (Text decoded from JSON holds surrogates only
+        where it had lone `\\ud83d`-style escapes: a gateway that cut a
+        character's UTF-16 pair across two deltas.)"""
+        held = self._halves.pop(key, "")
+        if not held and (piece.isascii() or not SURROGATE.search(piece)):
+            return piece
+        piece = held + piece
+        if piece and "\ud800" <= piece[-1] <= "\udbff":
+            self._halves[key], piece = piece[-1], piece[:-1]
+        # UTF-16 is where surrogates mean something: encoded with them kept, the
+        # halves decode as a pair into one character, or as U+FFFD alone.
+        return piece.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+    def _end_halves(self, index: int) -> None:
+        """Block `index` stops: a high surrogate still held never gets its pair (U+FFFD)."""
+        for key in [key for key in self._halves if key[0] == index]:
+            del self._halves[key]
+            if key[1] != "input":
+                self._text_parts[key].append("\ufffd")
+                continue
+            self._json_parts[index].append("\ufffd")
+            parser = self.input_parsers[index]
+            if parser.error is None:
+                try:
+                    self.input_changes = parser.feed("\ufffd")
+                except PartialJSONError:
+                    pass
 
     def _open_block(self, index: int, kind: str) -> dict[str, Any]:
         content = self._message["content"]  # type: ignore[index]
@@ -390,7 +445,8 @@ def _is_index(value: Any) -> bool:
     return type(value) is int  # not a bool, a float or a string that looks like one
 
 
-def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict[str, Any]:
+def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False,
+               max_event_bytes: int | None = MAX_EVENT_BYTES) -> dict[str, Any]:
     """The whole pipeline: bytes (one object, or an iterable of chunks) to the final message (dict).
 
     Reading stops at `message_stop`: the message is complete there, so the
@@ -408,7 +464,9 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict
     `StreamError` raised by `source` itself is completed the same way; an
     `IncompleteStreamError` from it (a chunk iterator over a connection that
     was cut or stalled, `network.body_chunks`) also gets the `.event_number`
-    of the last event received, as when the bytes simply end.
+    of the last event received, as when the bytes simply end. A line, or
+    an event's data, of more than `max_event_bytes` bytes (16 MiB unless told;
+    None: no limit) is a `SizeLimitError` (see `iter_events`).
 
         >>> stream = b'event: message_start\\ndata: {"type":"message_start","message":{"id":"m","content":[]}}\\n\\n'
         >>> stream += b'event: message_stop\\ndata: {"type":"message_stop"}\\n\\nevent: done\\ndata: [DONE]\\n\\n'
@@ -421,7 +479,7 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False) -> dict
     acc = MessageAccumulator()
     events: list[Any] = []
     try:
-        for event in iter_events(chunks, strict=strict):
+        for event in iter_events(chunks, strict=strict, max_event_bytes=max_event_bytes):
             events.append(event)
             acc.feed(event)
             if acc.complete:

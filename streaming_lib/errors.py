@@ -49,6 +49,18 @@ class SSEDecodeError(StreamError):
     """The bytes are not valid UTF-8 (raised only with `strict=True`); `.offset` is the bad byte."""
 
 
+class SizeLimitError(StreamError):
+    """A line, or an event's data, is larger than the limit the reader was given
+    (`max_line_bytes`, `max_event_bytes`): raised before it is held whole, so
+    hostile input cannot fill memory. `.limit` is that limit in bytes; `.offset`
+    the byte offset of the line's first byte (None for an event: its lines'
+    endings are not kept to count them)."""
+
+    def __init__(self, message: str, *, limit: int, **where: Any) -> None:
+        super().__init__(message, **where)
+        self.limit = limit
+
+
 class EventDataError(StreamError):
     """An event's `data` is not a JSON object, or lacks its `type`; `.data` keeps the raw text."""
 

@@ -6,18 +6,38 @@ Each SSE event of a Messages API stream carries one event as JSON in its data
     event: content_block_delta
     data: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}}
 
-`decode_event` turns one `ServerSentEvent` into that dict, by the rules the
-SDK follows for the event name; `iter_events` does the whole way from bytes,
-for speed. Deliberately not handled here: what the events mean, in which
-order they may come (`accumulator.py`).
+`decode_event` turns one `ServerSentEvent` into that dict; `iter_events` does
+the whole way from bytes, for speed. Which events count, and which data must
+be JSON, is decided by the event's name:
+
+- the Messages API's own names (`API_EVENT_NAMES`) are events: their data must
+  be JSON, and its `type`, when it is one of those names too, must be the
+  same one; `ping` and `error` win over their data, as in the SDK;
+- an event with no `event:` line (or named `message`, which the SSE spec makes
+  the same thing) is named by its data's `type`, as gateways that drop the
+  `event:` lines send it; data that is not a JSON object with such a `type`
+  names no event, and is skipped;
+- any other name is an event the API's clients do not know (a gateway's
+  `done`, `keepalive`): it is skipped whatever its data, since the API may add
+  event types and clients are to skip the ones they do not know (the SDK
+  instead parses its data as JSON).
+
+fixtures/README.md, "What the event name decides", lists these rules beside
+the SDK's.
+
+Deliberately not handled here: what the events mean, in which order they may
+come (`accumulator.py`).
 
     >>> list(iter_events([b'event: message_stop\\ndata: {"type": "message_stop"}\\n\\n']))
+    [{'type': 'message_stop'}]
+    >>> list(iter_events([b'data: {"type": "message_stop"}\\n\\nevent: done\\ndata: [DONE]\\n\\n']))
     [{'type': 'message_stop'}]
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -25,21 +45,36 @@ import jiter
 
 from .errors import EventDataError
 from .lines import LineDecoder
-from .partial_json import JITER_MAX_DEPTH
-from .sse import ServerSentEvent, SSEDecoder
+from .partial_json import JITER_MAX_DEPTH, SURROGATE
+from .sse import LINES_PER_GROUP, MAX_EVENT_BYTES, ServerSentEvent, SSEDecoder, too_large, utf8_length
 
-# Event names, as the bytes of an `event:` line, that `iter_events` leaves to
-# `decode_event`: the three that decide the event whatever its data, and ""
-# (no `event:` line: the name is "message").
-_NAMES_FOR_DECODE_EVENT = frozenset({b"message", b"ping", b"error", b""})
+# The event types of the Messages API (source: "Streaming Messages", event
+# types). Only events with these names are read; any other name is skipped.
+API_EVENT_NAMES = frozenset({
+    "message_start", "message_delta", "message_stop",
+    "content_block_start", "content_block_delta", "content_block_stop",
+    "ping", "error",
+})
+# The name an unnamed event gets (WHATWG HTML 9.2.6: the default event type).
+UNNAMED = "message"
+
+# `iter_events` reads an event itself when its `event:` line (as bytes) is one
+# of these and its data is a JSON object whose `type` is the name (or, for an
+# unnamed event, one of the names): the value maps each to the `type` expected,
+# `_ANY_NAME` for "any of `_PLAIN_TYPES`". `ping` and `error` go to `decode_event`.
+_PLAIN_TYPES = API_EVENT_NAMES - {"ping", "error"}
+_ANY_NAME = object()  # equal to no `type`
+_PLAIN_NAMES = {name.encode(): name for name in _PLAIN_TYPES} | {b"": _ANY_NAME, UNNAMED.encode(): _ANY_NAME}
 
 
 def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
-    """The JSON object (dict) of one Messages API event, or None for what the API's
-    clients skip: unnamed events, and events with empty data.
+    """The JSON object (dict) of one Messages API event, or None for an event
+    that is none: an unknown name, an unnamed event whose data names no event,
+    an event with empty data.
 
     `sse`: anything with `event` and `data` (str), such as a `ServerSentEvent`.
-    Two SSE event names win over the data, as in the SDK:
+    `number`: the 1-based number this event will have, for errors.
+
     - `error`: whatever its data (even empty), it becomes an error event: its
       `error` object if it has one, else its raw text. (A block with no `data:`
       line at all is no event, by the SSE rules: it never gets here, where
@@ -47,28 +82,52 @@ def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
     - `ping`: whatever its data, it is `{"type": "ping"}`, which changes nothing.
       (The SDK drops pings; here they are still fed to the accumulator, so they
       count in the event numbers that errors give.)
+    - no name (`message`): the data's `type`, if the data is a JSON object and
+      its `type` one of `API_EVENT_NAMES`, names the event, which is then read
+      as if it had that name; otherwise it is skipped.
+    - any other name not in `API_EVENT_NAMES`: skipped, whatever its data.
 
-    Raises `EventDataError`, naming event `number`, when any other event's data
-    is not JSON, is `null`, is nested inside more than 200 lists or objects, or
-    holds an integer of over 4300 digits (Python's limit for `int`).
-    Other values that are not objects are returned as they are: the accumulator
-    rejects them."""
+    Raises `EventDataError`, naming event `number`, when the data of an event
+    it reads is not JSON (for an unnamed event: JSON it cannot use), is `null`,
+    is nested inside more than 200 lists or objects, holds an integer of over
+    4300 digits (Python's limit for `int`), or has a `type` that is another of
+    `API_EVENT_NAMES` than the event's name. Other values that are not objects
+    are returned as they are: the accumulator rejects them.
+
+        >>> decode_event(ServerSentEvent("message", '{"type": "ping"}'), 1)
+        {'type': 'ping'}
+        >>> decode_event(ServerSentEvent("keepalive", "{}"), 1) is None
+        True
+    """
     name, data = sse.event, sse.data
-    if name == "message":
-        return None
+    event: Any = None
+    if name == UNNAMED:
+        try:
+            event = load_json(data)
+        except json.JSONDecodeError:
+            return None  # not JSON: names no event
+        except ValueError as error:  # JSON, but its `type` cannot be read
+            raise _data_error(number, name, data, f"data cannot be used: {error}") from None
+        name = event.get("type") if type(event) is dict else None
+        if type(name) is not str or name not in API_EVENT_NAMES:
+            return None
+    elif name not in API_EVENT_NAMES:
+        return None  # an event the Messages API does not send
     if name == "ping":
         return {"type": "ping"}
     if name == "error":
-        try:
-            event = load_json(data)
-        except ValueError:
-            event = None
+        if event is None:
+            try:
+                event = load_json(data)
+            except ValueError:
+                event = None
         if isinstance(event, dict) and isinstance(event.get("error"), dict):
             return {**event, "type": "error"}
         return {"type": "error", "error": {"type": None, "message": data}}
+    if event is not None:
+        return event  # unnamed: its data was read above, and its `type` is its name
     if not data:
         return None
-    where = f"event {number} ({name})"
     try:
         event = load_json(data)
     except ValueError as error:
@@ -76,46 +135,76 @@ def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
             why = f"data is not JSON: {error.msg} (character {error.pos})"
         else:  # too deep, or an integer of over 4300 digits
             why = f"data cannot be used: {error}"
-        raise EventDataError(f"{where}: {why}", data=data, event_number=number) from None
+        raise _data_error(number, name, data, why) from None
     if event is None:  # `null` must not read as "nothing to feed"
-        raise EventDataError(f"{where}: the event is not an object with a 'type'", data=data, event_number=number)
+        raise _data_error(number, name, data, "the event is not an object with a 'type'")
+    kind = event.get("type") if type(event) is dict else None
+    if kind != name and type(kind) is str and kind in API_EVENT_NAMES:
+        raise _data_error(number, name, data, f"named {name!r} by its event line but {kind!r} by its data's type")
     return event
 
 
-def iter_events(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[Any]:
+def _data_error(number: int, name: str, data: str, why: str) -> EventDataError:
+    return EventDataError(f"event {number} ({name}): {why}", data=data, event_number=number)
+
+
+def iter_events(chunks: Iterable[bytes], *, strict: bool = False,
+                max_event_bytes: int | None = MAX_EVENT_BYTES) -> Iterator[Any]:
     """Yield the Messages API events (dicts) of a stream given as byte chunks.
 
     The same events, and the same errors, as `decode_event(sse, n)` for every
-    `sse` of `iter_sse(chunks, strict=strict)`, leaving out the Nones, where
+    `sse` of `iter_sse(chunks, strict=strict, max_event_bytes=max_event_bytes)`
+    (no line, and no event's data, of more than `max_event_bytes` bytes: 16 MiB
+    unless told, None for no limit), leaving out the Nones, where
     `n` counts the events yielded so far plus one (1-based, as
     `MessageAccumulator.event_number` will count them once fed).
 
     Faster, as it runs for every event of a stream: the loop of `iter_sse` is
-    repeated here on lines that are still bytes (`LineDecoder.feed_each(...,
-    decode=False)`), so a plain event (named, but not `message`, `ping` or
-    `error`, with data that jiter reads) goes from its lines to its value
-    without being decoded to str, encoded back for jiter, or made a
-    `ServerSentEvent`. Every other event is decoded and handed to
-    `decode_event`; other lines go to `SSEDecoder.feed_line`.
-    `tests/test_fast_paths.py` checks that both ways agree.
+    repeated here on lines that are still bytes (`LineDecoder.feed_all(...,
+    decode=False)`), so a plain event (named by one of the API's names but
+    `ping` and `error`, or unnamed, with data that jiter reads as an object
+    whose `type` is that name) goes from its lines to its value without being
+    decoded to str, encoded back for jiter, or made a `ServerSentEvent`. An
+    unknown name is skipped without reading its data. Every other event is
+    decoded and handed to `decode_event`; other lines go to
+    `SSEDecoder.feed_line`. `tests/test_fast_paths.py` checks that both ways agree.
 
-    Raises `SSEDecodeError` (strict mode, invalid UTF-8) and `EventDataError`.
+    Raises `SSEDecodeError` (strict mode, invalid UTF-8), `SizeLimitError` and
+    `EventDataError`.
     """
-    lines, decoder = LineDecoder(strict=strict), SSEDecoder()
+    lines = LineDecoder(strict=strict, max_line_bytes=max_event_bytes)
+    decoder = SSEDecoder(max_event_bytes=None)
+    limit = sys.maxsize if max_event_bytes is None else max_event_bytes
+    # Decoded, data may grow up to 3 times (an invalid byte becomes U+FFFD, 3 bytes):
+    # data shorter than this fits whatever it holds, and needs no counting.
+    may_not_fit = -(-limit // 3)
     event_type, data, number = b"", [], 0
-    for batch in lines.feed_each(chunks, decode=False):
+    counted, counted_lines, counted_bytes, grouped = None, 0, 0, 0  # as in `iter_sse`
+    for batch in lines.feed_all(chunks, decode=False):
         for line in batch:
             if not line:  # dispatch, as in `iter_sse`
                 if data:
                     text, event = b"\n".join(data), None
-                    if event_type not in _NAMES_FOR_DECODE_EVENT:
+                    # Sizes are those of the lines decoded, as `iter_sse` sees them.
+                    if len(text) >= may_not_fit and _decoded_length(text) + 1 > limit:
+                        raise too_large(limit)
+                    if event_type in _PLAIN_NAMES:
+                        expected = _PLAIN_NAMES[event_type]
                         try:
                             event = jiter.from_json(text)  # what `load_json` tries first
                         except ValueError:  # also bytes that are not UTF-8
                             pass
-                    if event is None:  # not read above, or `null`: `decode_event` decides
-                        name = event_type.decode("utf-8", "replace") or "message"
+                        if type(event) is not dict or event.get("type") != expected:
+                            kind = event.get("type") if type(event) is dict else None
+                            if expected is not _ANY_NAME or type(kind) is not str or kind not in _PLAIN_TYPES:
+                                event = None  # not read above, or not plain: `decode_event` decides
+                        if event is None:
+                            name = event_type.decode("utf-8", "replace") or UNNAMED
+                            event = decode_event(ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1)
+                    elif event_type in _DECODED_NAMES:  # `ping`, `error`: whatever the data
+                        name = event_type.decode()
                         event = decode_event(ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1)
+                    # Any other name is not an API event: skipped, its data unread.
                     if event is not None:
                         number += 1
                         yield event
@@ -133,10 +222,30 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[An
                 if decoder.event_type is not None:  # it was an `event` field
                     event_type = decoder.event_type.encode()
                 data += [value.encode() for value in decoder.data_lines]  # a `data` field
-    lines.flush()  # as in `iter_sse`: strict mode raises for a bad last line
+        if data:  # an event goes on after this batch: its data so far must fit, as in `iter_sse`
+            if data is not counted:
+                counted, counted_lines, counted_bytes, grouped = data, 0, 0, 0
+            if counted_lines < len(data):
+                text = b"\n".join(data[counted_lines:])
+                counted_bytes += (len(text) if text.isascii() else _decoded_length(text)) + 1
+                counted_lines = len(data)
+                if counted_bytes > limit:
+                    raise too_large(limit)
+                if counted_lines - grouped >= LINES_PER_GROUP:
+                    data[grouped:] = [b"\n".join(data[grouped:])]
+                    grouped = counted_lines = len(data)
 
 
-def load_json(text: str) -> Any:
+# The names, as bytes, that win over their data (`decode_event` reads them).
+_DECODED_NAMES = frozenset({b"ping", b"error"})
+
+
+def _decoded_length(raw: bytes) -> int:
+    """The UTF-8 bytes of `raw` once decoded, invalid bytes as U+FFFD (int)."""
+    return len(raw) if raw.isascii() else utf8_length(raw.decode("utf-8", "replace"))
+
+
+def load_json(text: str, *, lone_surrogates: str = "keep") -> Any:
     """`json.loads(text)`: the same value, or the same error, faster; except that
     a value nested inside more than 200 lists or objects raises ValueError.
     Used for event data and for a tool's input at its stop.
@@ -149,7 +258,17 @@ def load_json(text: str) -> Any:
     few texts jiter refuses and it does not (a lone surrogate escape such as
     "\\ud800"). The depth limit is jiter's: the accumulator deep-copies what it
     keeps, and data nested hundreds deep would overflow Python's stack there.
-    So it raises only ValueError (JSONDecodeError for text that is not JSON)."""
+    So it raises only ValueError (JSONDecodeError for text that is not JSON).
+
+    `lone_surrogates`: "keep" (event data: a text delta may hold one half of a
+    character whose other half is in the next, which the accumulator pairs),
+    or "replace": every surrogate left in a string or key of the value (a
+    `\\ud83d` escape without its pair; escaped pairs are one character already)
+    becomes U+FFFD, as `PartialJSONParser` reads them (a tool's input).
+
+        >>> load_json('["\\\\ud83d", "\\\\ud83d\\\\ude00"]', lone_surrogates="replace")
+        ['�', '😀']
+    """
     try:
         return jiter.from_json(text.encode())
     except ValueError as error:  # also UnicodeEncodeError: a str with a lone surrogate
@@ -162,6 +281,17 @@ def load_json(text: str) -> Any:
         too_deep = True
     if too_deep:
         raise ValueError(f"nested inside more than {JITER_MAX_DEPTH} lists or objects")
+    return _replace_surrogates(value) if lone_surrogates == "replace" else value
+
+
+def _replace_surrogates(value: Any) -> Any:
+    """`value` with every surrogate in its strings and keys made U+FFFD (at most 201 levels deep)."""
+    if type(value) is str:
+        return SURROGATE.sub("\ufffd", value)
+    if type(value) is list:
+        return [_replace_surrogates(item) for item in value]
+    if type(value) is dict:
+        return {SURROGATE.sub("\ufffd", key): _replace_surrogates(item) for key, item in value.items()}
     return value
 
 

@@ -9,6 +9,11 @@ Follows WHATWG HTML, "9.2.6 Interpreting an event stream" (the stream grammar):
 - one UTF-8 byte order mark at the very start of the stream is dropped;
 - bytes are decoded as UTF-8, and invalid bytes become U+FFFD.
 
+One rule is ours, not the spec's: a line longer than `max_line_bytes` (16 MiB
+unless told; the API's largest lines are far smaller) is a `SizeLimitError`,
+raised before the line is held whole, so a stream that never sends a line
+ending cannot fill memory.
+
 Deliberately not handled here: anything about SSE fields (`event:`, `data:`);
 that is `sse.py`'s job. This module knows only bytes and line endings.
 
@@ -28,15 +33,19 @@ that is `sse.py`'s job. This module knows only bytes and line endings.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Iterator
 
-from .errors import SSEDecodeError
+from .errors import SizeLimitError, SSEDecodeError
 
 BOM = b"\xef\xbb\xbf"  # U+FEFF encoded as UTF-8
 # Line-ending bytes as ints: `LF in chunk` with an int is a plain byte search,
 # several times faster than with b"\n" (measured), and it runs once per chunk.
 LF, CR = 0x0A, 0x0D
 LINE_END = re.compile("\r\n|\r|\n")
+LINE_END_BYTES = re.compile(b"\r\n|\r|\n")
+# The longest line a decoder takes unless told otherwise, in bytes.
+MAX_LINE_BYTES = 16 * 2**20
 
 
 class LineDecoder:
@@ -46,14 +55,21 @@ class LineDecoder:
     line terminators removed. `flush() -> list[str]` returns the last line if
     the stream ended without a terminator. With `strict=True`, invalid UTF-8
     raises `SSEDecodeError` naming the byte offset in the stream instead of
-    becoming U+FFFD.
+    becoming U+FFFD. A line of more than `max_line_bytes` bytes (as sent,
+    without its line ending; None: no limit) raises `SizeLimitError` naming the
+    offset of its first byte, whatever the chunks: the lines before it come
+    out first, and the line is never held whole (at most `max_line_bytes` of
+    it, plus the chunk that carried it past the limit).
 
     The cost is linear in the number of bytes whatever the chunk sizes: each
     byte is copied into the `pending` buffer at most once.
     """
 
-    def __init__(self, *, strict: bool = False) -> None:
+    def __init__(self, *, strict: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES) -> None:
         self._strict = strict
+        # The longest line taken, in bytes; sys.maxsize stands for "no limit"
+        # so that the check is one comparison.
+        self._max = sys.maxsize if max_line_bytes is None else max_line_bytes
         # The bytes of a line whose end has not arrived yet. A bytearray, so a
         # long line arriving in many small chunks grows in place instead of being
         # re-copied on every chunk (which would be quadratic).
@@ -84,6 +100,11 @@ class LineDecoder:
         return self._strict
 
     @property
+    def max_line_bytes(self) -> int | None:
+        """The longest line taken, in bytes (None: no limit). Fixed at construction."""
+        return None if self._max == sys.maxsize else self._max
+
+    @property
     def pending(self) -> bytes:
         """The bytes held for the line not yet finished (bytes, maybe a half character)."""
         return bytes(self._pending)
@@ -102,8 +123,9 @@ class LineDecoder:
         """Add one network chunk; return the lines it completes (list of str).
 
         `chunk` is bytes (a bytearray or memoryview is copied to bytes first).
-        Raises TypeError for anything else, such as str, and RuntimeError while
-        a `feed_each` over this decoder is under way."""
+        Raises TypeError for anything else, such as str, RuntimeError while
+        a `feed_each` over this decoder is under way, `SSEDecodeError` (strict
+        mode) and `SizeLimitError` (a line too long; then at every later call)."""
         if self._feeding_each:
             raise RuntimeError("feed() while a feed_each() over this decoder is under way: finish or close it first")
         return self._feed(chunk if type(chunk) is bytes else _as_bytes(chunk))
@@ -115,8 +137,7 @@ class LineDecoder:
             # No line ends here: just keep the bytes. This is most chunks when
             # they are small, so it does as little as possible (measured in
             # benchmarks/: 1-byte chunks cost about one method call each).
-            self._pending += chunk
-            return []
+            return self._hold(chunk, start)
         if self._failure:
             raise self._failure
         if chunk[0] == LF and self.after_cr:
@@ -130,10 +151,19 @@ class LineDecoder:
         # Everything up to the last CR or LF of the chunk is complete lines.
         end = max(chunk.rfind(LF), chunk.rfind(CR)) + 1
         if end == 0:  # the chunk was only the LF of a split CRLF plus line bytes
-            self._pending += chunk
+            lines = self._hold(chunk, start)
             self._update_careful()
-            return []
+            return lines
         self._pending += chunk[:end]
+        tail = chunk[end:]
+        if len(self._pending) > self._max and (cut := self._long_line_at(self._pending)) is not None:
+            # A line too long: the lines before it go out first, as smaller
+            # chunks would give them, and it is raised at the next call.
+            self._failure = self._too_long(start + cut)
+            if cut == 0:
+                raise self._failure
+            del self._pending[cut:]
+            tail = b""
         # One decode for all of them (CR and LF are ASCII: no character can
         # straddle a line ending), then one split: both run in C, which makes
         # a chunk of many lines cost about as much as one long line.
@@ -141,7 +171,7 @@ class LineDecoder:
             text = self._decode(self._pending, start)
         except SSEDecodeError as error:
             return self._lines_before(error, start)
-        self._pending = bytearray(chunk[end:])
+        self._pending = bytearray(tail)
         self._update_careful()
         lines = LINE_END.split(text) if "\r" in text else text.split("\n")
         lines.pop()  # the empty string after the last line ending
@@ -152,7 +182,8 @@ class LineDecoder:
         completes (a non-empty list of str, or of bytes with `decode=False`),
         exactly as calling `feed` would.
 
-        The fast path for a whole stream, used by `iter_lines` and `iter_sse`.
+        The fast path for a whole stream, used by `iter_lines` and (through
+        `feed_all`) `iter_sse` and `iter_events`.
         Most chunks of most streams are plain: lines end with LF alone, no
         strict decoding, already past where a byte order mark may be. Those are split
         here, with the state in local variables and no method call per chunk:
@@ -177,36 +208,54 @@ class LineDecoder:
         self._feeding_each = True
         # `pending` is the decoder's own buffer, changed in place here (only `_feed`
         # replaces it); `fed` and `careful` are local copies, written back as needed.
-        pending, fed, careful = self._pending, self._fed, self._careful
+        pending, fed, careful, max_line = self._pending, self._fed, self._careful, self._max
+        # The offset past which the pending line would be longer than the limit:
+        # a plain chunk then costs one comparison of two ints, not a len().
+        full_at = fed - len(pending) + max_line
         try:
             for chunk in chunks:
                 if type(chunk) is not bytes:
                     chunk = _as_bytes(chunk)
-                if careful or CR in chunk:
-                    self._fed = fed
-                    try:
-                        lines = self._feed(chunk)
-                    finally:  # `_feed` may have replaced the buffer, or raised half-way
-                        pending, fed, careful = self._pending, self._fed, self._careful
-                    if lines:
-                        yield lines if decode else [line.encode() for line in lines]
-                    continue
-                fed += len(chunk)
-                pending += chunk
-                if LF in chunk:
-                    # Split and drop everything up to the last LF. Dropping the head
-                    # of a bytearray only moves its start: no copy of the tail.
-                    end = pending.rfind(LF) + 1
-                    if decode:
-                        lines = pending[:end].decode("utf-8", "replace").split("\n")
-                    else:
-                        lines = bytes(pending[:end]).split(b"\n")
-                    del pending[:end]
-                    lines.pop()
-                    self._fed = fed
-                    yield lines
+                if not careful and CR not in chunk:
+                    fed += len(chunk)
+                    pending += chunk
+                    if LF in chunk:
+                        # Split and drop everything up to the last LF. Dropping the head
+                        # of a bytearray only moves its start: no copy of the tail.
+                        end = pending.rfind(LF) + 1
+                        if end <= max_line:  # else a line may be too long: `_feed` looks
+                            if decode:
+                                lines = pending[:end].decode("utf-8", "replace").split("\n")
+                            else:
+                                lines = bytes(pending[:end]).split(b"\n")
+                            del pending[:end]
+                            lines.pop()
+                            full_at = fed - len(pending) + max_line
+                            self._fed = fed
+                            yield lines
+                            continue
+                    elif fed <= full_at:
+                        continue
+                    # Past the limit: the chunk is taken back, for `_feed` to handle.
+                    del pending[len(pending) - len(chunk):]
+                    fed -= len(chunk)
+                self._fed = fed
+                try:
+                    lines = self._feed(chunk)
+                finally:  # `_feed` may have replaced the buffer, or raised half-way
+                    pending, fed, careful = self._pending, self._fed, self._careful
+                    full_at = fed - len(pending) + max_line
+                if lines:
+                    yield lines if decode else [line.encode() for line in lines]
         finally:  # also when the caller stops early or an error is raised: the decoder stays usable
             self._fed, self._feeding_each = fed, False
+
+    def feed_all(self, chunks: Iterable[bytes], *, decode: bool = True) -> Iterator[list]:
+        """`feed_each(chunks, decode=decode)`, then `flush()`: every batch of lines,
+        and at the end the last unterminated line, if any, as a batch of its own."""
+        yield from self.feed_each(chunks, decode=decode)
+        if last := self.flush():
+            yield last if decode else [line.encode() for line in last]
 
     def flush(self) -> list[str]:
         """End of stream: return the unterminated last line, if any (list of 0 or 1 str).
@@ -218,9 +267,34 @@ class LineDecoder:
             raise self._failure
         if not self._pending or (self._at_start and self._pending == BOM):
             return []  # nothing, or only the byte order mark: no line at all
+        if len(self._pending) > self._max:
+            self._failure = self._too_long(self._fed - len(self._pending))
+            raise self._failure
         line = self._decode(self._pending, self._fed - len(self._pending))
         self._pending = bytearray()
         return [line]
+
+    def _hold(self, chunk: bytes, start: int) -> list[str]:
+        """Keep `chunk`, which ends no line, unless the line would pass the limit."""
+        if len(self._pending) + len(chunk) > self._max:
+            self._failure = self._failure or self._too_long(start)  # a bad byte before it comes first
+            self._careful = True
+            raise self._failure
+        self._pending += chunk
+        return []
+
+    def _long_line_at(self, raw: bytes | bytearray) -> int | None:
+        """Where the first line of `raw` (complete lines) longer than the limit starts, or None."""
+        at = 0
+        for end in LINE_END_BYTES.finditer(raw):
+            if end.start() - at > self._max:
+                return at
+            at = end.end()
+        return None
+
+    def _too_long(self, offset: int) -> SizeLimitError:
+        return SizeLimitError(f"the line at byte offset {offset} is longer than {self._max} bytes (max_line_bytes)",
+                              offset=offset, limit=self._max)
 
     def _update_careful(self) -> None:
         # `feed_each` may split the next chunk itself only if nothing about it
@@ -276,9 +350,11 @@ def _as_bytes(chunk: object) -> bytes:
         raise TypeError(f"a chunk must be bytes, not {type(chunk).__name__}") from None
 
 
-def iter_lines(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[str]:
-    """Yield every line (str) of a stream given as byte chunks, the last unterminated one included."""
-    decoder = LineDecoder(strict=strict)
+def iter_lines(chunks: Iterable[bytes], *, strict: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES) -> Iterator[str]:
+    """Yield every line (str) of a stream given as byte chunks, the last unterminated one included.
+
+    Raises `SSEDecodeError` (strict mode) and `SizeLimitError` as `LineDecoder` does."""
+    decoder = LineDecoder(strict=strict, max_line_bytes=max_line_bytes)
     for lines in decoder.feed_each(chunks):
         yield from lines
     yield from decoder.flush()

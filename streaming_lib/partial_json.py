@@ -19,6 +19,13 @@ Values and errors follow jiter (the ``anthropic`` SDK's parser) called as
 * ``NaN`` and ``Infinity`` are accepted; a repeated key keeps its first place and takes
   the last value; at most 200 levels of nesting and 4300 digits in an integer.
 
+One rule is not jiter's: a surrogate escape without its pair (``"\\ud83d"`` then
+anything but a ``\\udc00``-``\\udfff`` escape, or a low one first) is U+FFFD, where
+jiter refuses it and ``json.loads`` keeps a lone surrogate that UTF-8 cannot encode;
+a high one at the very end waits for what follows.  The accumulator's strict parse at
+the block's stop (``load_json(..., lone_surrogates="replace")``) reads them the same
+way, so the preview and the final input agree.
+
 Non-goals: bytes input; jiter's other options (Decimal floats, duplicate-key errors);
 byte or line/column positions (offsets count characters); several documents per stream.
 """
@@ -36,10 +43,12 @@ MAX_INT_DIGITS = 4300   # jiter, like Python's int(), rejects longer integers
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 # Inside a string, everything up to one of these characters is copied as one slice.
 _STRING_STOP = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# A UTF-16 half (a surrogate code point): in a str, never a character of its own.
+SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
             "t": "\t"}
 _HEX4 = re.compile("[0-9a-fA-F]{4}")
+_HEX_SO_FAR = re.compile("[0-9a-fA-F]{0,4}")
 _LITERALS = {"t": ("true", True), "f": ("false", False), "n": ("null", None),
              "N": ("NaN", float("nan")), "I": ("Infinity", float("inf"))}
 # Numbers, as a table: state -> {character class -> next state}.  A character with no
@@ -344,7 +353,7 @@ class PartialJSONParser:
         rest = text[pos:] if pos else text
         if "\\" not in rest and '"' not in rest and rest.isprintable():
             decoded, used, cut = rest, len(rest) + 1, 0     # as if closed by a quote after it
-        elif "\\u" not in rest and (rest.isascii() or not _SURROGATE.search(rest)):
+        elif "\\u" not in rest and (rest.isascii() or not SURROGATE.search(rest)):
             # An odd number of backslashes at the end: the last one starts an escape
             # that the next fragment finishes.  It is held back for `_escape`.
             cut = (len(rest) - len(rest.rstrip("\\"))) & 1 if rest[-1] == "\\" else 0
@@ -421,8 +430,13 @@ class PartialJSONParser:
             self._escape_text = raw
             return len(text)
         self._pieces.append(decoded[0])
+        used = decoded[1]
+        if used < known:             # a lone high half, and the escape after it began
+            self._escape_text = self._escape_text[used:]   # in an earlier fragment too
+            self._escape_at += used
+            return self._escape(text, pos)
         self._state = self._string
-        return pos + decoded[1] - known
+        return pos + used - known
 
     def _number(self, text: str, pos: int) -> int:
         start, end = pos, len(text)
@@ -492,19 +506,23 @@ def _decode_escape(raw: str) -> tuple[str, int] | None:
         return None
     if not 0xD800 <= code <= 0xDFFF:
         return chr(code), 6
-    if code >= 0xDC00:               # a low surrogate cannot come first
-        raise PartialJSONError("lone leading surrogate in hex escape", 5)
-    # A high surrogate: a "\\u" low surrogate must follow, together one character.
+    if code >= 0xDC00:               # a low surrogate cannot come first: a lone half
+        return "\ufffd", 6
+    # A high surrogate: a "\\u" low surrogate may follow, together one character;
+    # anything else leaves it a lone half, U+FFFD, and is read on its own.
     for at, expected in ((6, "\\"), (7, "u")):
         if len(raw) <= at:
             return None
         if raw[at] != expected:
-            raise PartialJSONError("unexpected end of hex escape", at)
-    low = _hex4(raw, 8)
-    if low is None:
+            return "\ufffd", 6
+    digits = raw[8:12]
+    if not _HEX_SO_FAR.fullmatch(digits):   # not an escape of four hex digits: no pair
+        return "\ufffd", 6
+    if len(digits) < 4:
         return None
-    if not 0xDC00 <= low <= 0xDFFF:
-        raise PartialJSONError("lone leading surrogate in hex escape", 11)
+    if not 0xDC00 <= int(digits, 16) <= 0xDFFF:
+        return "\ufffd", 6
+    low = int(digits, 16)
     return chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)), 12
 
 

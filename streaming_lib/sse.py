@@ -12,6 +12,15 @@ Follows WHATWG HTML, "9.2.6 Interpreting an event stream", rule by rule:
 - an event is dispatched only if its data buffer is not empty; a final event
   without its blank line is never dispatched.
 
+One rule is ours, not the spec's: an event whose data buffer (each `data:`
+value and a LF, in UTF-8 bytes) passes `max_event_bytes` (16 MiB unless told;
+the API's largest events are far smaller) is a `SizeLimitError`, raised before
+the event is held whole, so an event of endless `data:` lines cannot fill
+memory. From bytes, no line may pass that many bytes either (`lines.py`).
+(`SSEDecoder.data_lines` keeps each line as a str of its own, for readers to
+watch, which costs Python about 50 bytes a line beyond its text; `iter_sse`
+joins them in groups, so its memory stays near the limit.)
+
 Deliberately not handled here: bytes and line endings (`lines.py`) and what the
 data means (JSON, the Messages API: `accumulator.py`).
 
@@ -25,16 +34,23 @@ data means (JSON, the Messages API: `accumulator.py`).
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import SizeLimitError
 from .lines import LineDecoder
 
 # A `retry` of more digits than this, leading zeros aside (milliseconds: about
 # 32 million years), is ignored rather than handed to int(), which refuses
 # strings of over 4300 digits.
 MAX_RETRY_DIGITS = 18
+# The largest data buffer an event may have unless told otherwise, in bytes.
+MAX_EVENT_BYTES = 16 * 2**20
+# `iter_sse` and `iter_events` keep an open event's data lines joined by this
+# many at a time (see `iter_sse`).
+LINES_PER_GROUP = 64
 
 
 @dataclass(slots=True)
@@ -63,9 +79,15 @@ class SSEDecoder:
 
     The buffers are plain attributes so a reader (or the stepper) can watch
     them fill: `event_type`, `data_lines`, `last_event_id`, `retry`.
+    A `data:` line that takes the data buffer past `max_event_bytes` (None: no
+    limit) raises `SizeLimitError` instead of being kept.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_event_bytes: int | None = MAX_EVENT_BYTES) -> None:
+        # The largest data buffer taken, in bytes (sys.maxsize: no limit), and
+        # the size of this event's so far: the limit is checked per line.
+        self._max = sys.maxsize if max_event_bytes is None else max_event_bytes
+        self._data_bytes = 0
         # The spec's "event type buffer": "" means the default type, "message".
         self.event_type = ""
         # The spec's "data buffer", kept as a list of lines and joined with LF
@@ -81,7 +103,10 @@ class SSEDecoder:
         self.reconnection_time: int | None = None
 
     def feed_line(self, line: str) -> ServerSentEvent | None:
-        """Process one line (str, no terminator); return an event on dispatch, else None."""
+        """Process one line (str, no terminator); return an event on dispatch, else None.
+
+        Raises `SizeLimitError` for a `data:` line that takes the data buffer past
+        `max_event_bytes`; the line is not kept."""
         if not line:
             return self._dispatch()
         name, _, value = line.partition(":")
@@ -89,6 +114,9 @@ class SSEDecoder:
             value = value[1:]  # only one space is removed: "data:  x" keeps " x"
         # Checked in order of frequency: this runs for every line of the stream.
         if name == "data":
+            self._data_bytes += utf8_length(value) + 1  # the spec appends the value, then a LF
+            if self._data_bytes > self._max:
+                raise too_large(self._max)
             self.data_lines.append(value)
         elif name == "event":
             self.event_type = value
@@ -113,12 +141,24 @@ class SSEDecoder:
         self.event_type = ""
         self.data_lines = []
         self.retry = None
+        self._data_bytes = 0
         return event
 
 
-def parse_sse(lines: Iterable[str]) -> Iterator[ServerSentEvent]:
-    """Yield the events of a stream given as lines (str, no terminators)."""
-    decoder = SSEDecoder()
+def utf8_length(text: str) -> int:
+    """The number of bytes of `text` in UTF-8 (int), without encoding plain ASCII."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def too_large(limit: int) -> SizeLimitError:
+    return SizeLimitError(f"an event's data is larger than {limit} bytes (max_event_bytes)", limit=limit)
+
+
+def parse_sse(lines: Iterable[str], *, max_event_bytes: int | None = MAX_EVENT_BYTES) -> Iterator[ServerSentEvent]:
+    """Yield the events of a stream given as lines (str, no terminators).
+
+    Raises `SizeLimitError` for an event whose data passes `max_event_bytes`."""
+    decoder = SSEDecoder(max_event_bytes=max_event_bytes)
     for line in lines:
         event = decoder.feed_line(line)
         if event is not None:
@@ -126,22 +166,41 @@ def parse_sse(lines: Iterable[str]) -> Iterator[ServerSentEvent]:
     # End of stream: an event still being built had no blank line; it is dropped.
 
 
-def iter_sse(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[ServerSentEvent]:
+def iter_sse(chunks: Iterable[bytes], *, strict: bool = False,
+             max_event_bytes: int | None = MAX_EVENT_BYTES) -> Iterator[ServerSentEvent]:
     """Yield the events of a stream given as byte chunks (stages 1 and 2 together).
 
-    The same events as `parse_sse(iter_lines(chunks))`, faster: this loop runs
-    for every line of a stream, so it handles the two lines a stream is made of
-    itself (`data: ...` and `event: ...`, split once at their first space) and the blank
-    line that dispatches; every other line goes through `SSEDecoder.feed_line`.
+    The same events, and errors, as `parse_sse(iter_lines(chunks, strict=strict,
+    max_line_bytes=max_event_bytes), max_event_bytes=max_event_bytes)`, faster:
+    this loop runs for every line of a stream, so it handles the two lines a
+    stream is made of itself (`data: ...` and `event: ...`, split once at their
+    first space) and the blank line that dispatches; every other line goes
+    through `SSEDecoder.feed_line`. The size of an event's data is checked once
+    per batch of lines, not per line: a batch is never more than the chunk that
+    brought it, which is in memory already.
+
+    Raises `SSEDecodeError` (strict mode) and `SizeLimitError`.
     """
-    lines, decoder = LineDecoder(strict=strict), SSEDecoder()
+    lines, decoder = LineDecoder(strict=strict, max_line_bytes=max_event_bytes), SSEDecoder(max_event_bytes=None)
+    limit = sys.maxsize if max_event_bytes is None else max_event_bytes
     # The decoder's buffers as local variables, handed to it and back around `feed_line`.
     event_type, data, last_event_id, retry = "", [], None, None
-    for batch in lines.feed_each(chunks):
+    # The data buffer of an event still open after a batch: which list, how many of
+    # its lines are counted, and their bytes. Per batch, so a long event costs O(n).
+    # Its lines before `grouped` are joined in groups: each line a str of its own
+    # would cost Python about 50 bytes more than its text (measured: an event of
+    # "data: xy" lines took 20 times its data buffer), so every LINES_PER_GROUP
+    # lines become one str, and memory stays near the limit.
+    counted, counted_lines, counted_bytes, grouped = None, 0, 0, 0
+    for batch in lines.feed_all(chunks):
         for line in batch:
             if not line:  # dispatch, then reset the buffers, as `SSEDecoder._dispatch` does
                 if data:
-                    yield ServerSentEvent(event_type or "message", "\n".join(data), last_event_id, retry)
+                    text = "\n".join(data)
+                    # UTF-8 takes at most 4 bytes a character: only a long event needs counting.
+                    if 4 * len(text) >= limit and utf8_length(text) + 1 > limit:
+                        raise too_large(limit)
+                    yield ServerSentEvent(event_type or "message", text, last_event_id, retry)
                     data = []
                 event_type, retry = "", None
                 continue
@@ -158,7 +217,18 @@ def iter_sse(chunks: Iterable[bytes], *, strict: bool = False) -> Iterator[Serve
                 decoder.feed_line(line)  # never dispatches: the line is not blank
                 event_type, data, retry = decoder.event_type, decoder.data_lines, decoder.retry
                 last_event_id = decoder.last_event_id
-    # The last line had no terminator, so it cannot be the blank line that
-    # dispatches: it only completes a field of an event never sent. Flushing
-    # still reads its bytes, so strict mode raises if they are not UTF-8.
-    lines.flush()
+        if data:  # an event goes on after this batch: its data so far must fit
+            if data is not counted:
+                counted, counted_lines, counted_bytes, grouped = data, 0, 0, 0
+            if counted_lines < len(data):  # new lines: their bytes, each with its LF
+                text = "\n".join(data[counted_lines:])
+                counted_bytes += (len(text) if text.isascii() else utf8_length(text)) + 1
+                counted_lines = len(data)
+                if counted_bytes > limit:
+                    raise too_large(limit)
+                if counted_lines - grouped >= LINES_PER_GROUP:
+                    data[grouped:] = ["\n".join(data[grouped:])]
+                    grouped = counted_lines = len(data)
+    # The last batch is the last line if it had no terminator: it cannot be the
+    # blank line that dispatches, so it only adds to an event never sent (whose
+    # size still counts); reading it, strict mode raises if it is not UTF-8.

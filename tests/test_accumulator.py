@@ -14,6 +14,7 @@ from streaming_lib import (
     EventOrderError,
     IncompleteStreamError,
     MessageAccumulator,
+    PartialJSONError,
     ToolInputJSONError,
     accumulate,
     iter_sse,
@@ -599,3 +600,126 @@ def test_an_event_built_in_python_with_a_value_json_cannot_hold_still_gives_a_st
     assert json.loads(caught.value.data)["partial_json"] == "b'{}'"
     with pytest.raises(EventDataError, match="malformed content_block_delta"):
         acc.feed({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta"}, "extra": {1, 2}})
+
+
+# -- one character's UTF-16 halves in two deltas ----------------------------------
+# A gateway may cut a character such as U+1F600 between its UTF-16 halves, each
+# delta holding one as a lone `\ud83d`-style escape: the message holds the
+# character, a half that stays alone is U+FFFD, and nothing shown is ever a
+# surrogate that UTF-8 cannot encode.
+
+def utf16_pieces(text, cuts):  # str -> the pieces of `text` cut between UTF-16 code units
+    units = text.encode("utf-16-le")
+    bounds = [0, *sorted({2 * (cut % (len(units) // 2 + 1)) for cut in cuts}), len(units)]
+    return [units[a:b].decode("utf-16-le", "surrogatepass") for a, b in zip(bounds, bounds[1:])]
+
+
+def encodable(value):
+    json.dumps(value, ensure_ascii=False).encode("utf-8")  # raises UnicodeEncodeError on a surrogate
+    return True
+
+
+TEXT_BLOCK, THINKING_BLOCK = {"type": "text", "text": ""}, {"type": "thinking", "thinking": "", "signature": ""}
+TOOL_BLOCK = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+TEXT_BLOCK_FIELD = {"text_delta": "text", "thinking_delta": "thinking"}
+
+
+@pytest.mark.parametrize(("block", "kind"), [(TEXT_BLOCK, "text_delta"), (THINKING_BLOCK, "thinking_delta")])
+def test_halves_of_a_character_in_two_deltas_join_into_the_character(block, kind):
+    field = TEXT_BLOCK_FIELD[kind]
+    acc = fed(START, block_start(0, block), delta(0, type=kind, **{field: "Done \ud83d"}))
+    assert acc.message["content"][0][field] == "Done "  # the high half waits for its pair, unseen
+    assert encodable(acc.snapshot())
+    acc.feed(delta(0, type=kind, **{field: "\ude00 ok"}))
+    assert acc.message["content"][0][field] == "Done 😀 ok"
+
+
+@pytest.mark.parametrize(("pieces", "text"), [
+    (["a\ud83d"], "a\ufffd"),                      # the block stops before the pair came
+    (["a\ud83d", "b"], "a\ufffdb"),                # followed by something else
+    (["a\ud83d", "\ud83d", "\ude00"], "a\ufffd😀"),  # followed by another high half
+    (["\ude00a"], "\ufffda"),                      # a low half with no high one before it
+    (["a\ude00\ud83db"], "a\ufffd\ufffdb"),          # inside one delta, in the wrong order
+    (["\ud83d", "", "\ude00"], "😀"),               # an empty delta between the halves
+])
+def test_a_half_left_without_its_pair_becomes_u_fffd(pieces, text):
+    acc = fed(START, block_start(0, TEXT_BLOCK), *[delta(0, type="text_delta", text=piece) for piece in pieces], stop(0))
+    assert acc.message["content"][0]["text"] == text
+
+
+def test_the_start_events_text_may_hold_the_first_half():
+    acc = fed(START, block_start(0, {"type": "text", "text": "x\ud83d"}), delta(0, type="text_delta", text="\ude00"))
+    assert acc.message["content"][0]["text"] == "x😀"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(exclude_categories=["Cs"]), max_size=12), st.lists(st.integers(0, 30), max_size=8))
+def test_text_cut_anywhere_between_utf16_code_units_arrives_whole_and_never_shows_a_half(text, cuts):
+    acc = fed(START, block_start(0, TEXT_BLOCK))
+    for piece in utf16_pieces(text, cuts):
+        acc.feed(delta(0, type="text_delta", text=piece))
+        shown = acc.message["content"][0]["text"]
+        assert encodable(shown) and text.startswith(shown)
+    acc.feed(stop(0))
+    assert acc.message["content"][0]["text"] == text
+
+
+def test_a_stream_cut_after_a_high_half_hands_back_a_partial_that_utf8_can_encode():
+    raw = sse_bytes(START, block_start(0, TEXT_BLOCK), delta(0, type="text_delta", text="ab\ud83d"))
+    for chunks in ([raw], chunked(raw, 1), chunked(raw, 7)):
+        with pytest.raises(IncompleteStreamError) as caught:
+            accumulate(chunks)
+        assert caught.value.partial["content"] == [{"type": "text", "text": "ab"}] and encodable(caught.value.partial)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(exclude_categories=["Cs"]), max_size=8), st.lists(st.integers(0, 40), max_size=8))
+def test_tool_input_fragments_cut_between_utf16_code_units_give_the_input_and_a_real_preview(value, cuts):
+    tool_json = json.dumps({"v": value}, ensure_ascii=False)  # raw characters, so a cut may split one
+    acc = fed(START, block_start(0, TOOL_BLOCK))
+    for piece in utf16_pieces(tool_json, cuts):
+        acc.feed(delta(0, type="input_json_delta", partial_json=piece))
+        assert encodable(acc.json_buffers[0]) and tool_json.startswith(acc.json_buffers[0])
+        try:
+            assert encodable(acc.input_snapshot(0, trailing_strings=True))
+        except PartialJSONError:
+            pass  # no value yet
+    acc.feed(stop(0))
+    assert acc.message["content"][0]["input"] == {"v": value} and acc.json_buffers[0] == tool_json
+
+
+def test_a_raw_high_half_ending_the_tool_input_becomes_u_fffd_in_the_raw_text():
+    acc = fed(START, block_start(0, TOOL_BLOCK), delta(0, type="input_json_delta", partial_json='{"v": "\ud83d'))
+    with pytest.raises(ToolInputJSONError) as caught:
+        acc.feed(stop(0))
+    assert caught.value.raw == '{"v": "\ufffd' and encodable(caught.value.partial)
+
+
+# A lone surrogate *escape* in the tool's JSON text: the live preview and the parse
+# at the stop read it alike, as U+FFFD; an escaped pair is one character however cut.
+ESCAPED_INPUTS = [
+    ('{"v": "a\\ud83d"}', "a\ufffd"),
+    ('{"v": "\\ude00"}', "\ufffd"),
+    ('{"v": "\\ud83d\\u0041"}', "\ufffdA"),
+    ('{"v": "\\ud83d\\ud83d\\ude00"}', "\ufffd😀"),
+    ('{"v": "\\ud83d\\ude00!"}', "😀!"),
+    ('{"\\ud800": "k"}', None),  # a lone half in a key
+]
+
+
+@pytest.mark.parametrize(("tool_json", "expected"), ESCAPED_INPUTS)
+def test_a_lone_surrogate_escape_in_tool_input_is_u_fffd_in_the_preview_and_at_the_stop(tool_json, expected):
+    wanted = {"v": expected} if expected is not None else {"\ufffd": "k"}
+    for cut in range(len(tool_json) + 1):
+        for second in range(cut, len(tool_json) + 1, 3):
+            fragments = [tool_json[:cut], tool_json[cut:second], tool_json[second:]]
+            acc = fed(START, block_start(0, TOOL_BLOCK), *[delta(0, type="input_json_delta", partial_json=f) for f in fragments])
+            assert acc.input_snapshot(0) == wanted
+            acc.feed(stop(0))
+            assert acc.message["content"][0]["input"] == wanted
+
+
+def test_load_json_keeps_lone_halves_in_event_data_and_replaces_them_in_tool_input():
+    text = '{"text": "\\ud83d", "pair": "\\ud83d\\ude00"}'
+    assert load_json(text) == {"text": "\ud83d", "pair": "😀"}  # the accumulator pairs text halves
+    assert load_json(text, lone_surrogates="replace") == {"text": "\ufffd", "pair": "😀"}

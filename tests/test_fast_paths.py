@@ -11,7 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streaming_lib import LineDecoder, SSEDecodeError, SSEDecoder, StreamError, decode_event, iter_events, iter_lines, iter_sse
+from streaming_lib import (
+    LineDecoder,
+    SizeLimitError,
+    SSEDecodeError,
+    SSEDecoder,
+    StreamError,
+    decode_event,
+    iter_events,
+    iter_lines,
+    iter_sse,
+)
 
 # Pieces of a stream: every kind of line, every line ending, and bytes that
 # break UTF-8 or sit on either side of a character boundary.
@@ -39,29 +49,35 @@ def run(produce):  # -> (items produced, the error raised or None)
             items.append(item)
     except SSEDecodeError as error:
         return items, (type(error), str(error), error.offset)
+    except SizeLimitError as error:
+        return items, (type(error), str(error), error.offset, error.limit)
     except StreamError as error:  # EventDataError, from decode_event
         return items, (type(error), str(error), error.event_number, error.data)
     return items, None
 
 
-def staged_lines(chunks, strict):
-    decoder = LineDecoder(strict=strict)
+# Limits small enough for the pieces below to pass them (None: no limit).
+limits = st.sampled_from([None, None, 3, 8, 20, 60])
+
+
+def staged_lines(chunks, strict, limit=None):
+    decoder = LineDecoder(strict=strict, max_line_bytes=limit)
     for chunk in chunks:
         yield from decoder.feed(chunk)
     yield from decoder.flush()
 
 
-def staged_events(chunks, strict):
-    decoder = SSEDecoder()
-    for line in staged_lines(chunks, strict):
+def staged_events(chunks, strict, limit=None):
+    decoder = SSEDecoder(max_event_bytes=limit)
+    for line in staged_lines(chunks, strict, limit):
         event = decoder.feed_line(line)
         if event is not None:
             yield event
 
 
-def staged_api_events(chunks, strict):
+def staged_api_events(chunks, strict, limit=None):
     number = 0
-    for sse in staged_events(chunks, strict):
+    for sse in staged_events(chunks, strict, limit):
         event = decode_event(sse, number + 1)
         if event is not None:
             number += 1
@@ -69,10 +85,15 @@ def staged_api_events(chunks, strict):
 
 
 # Lines of Messages API streams, good and bad: every name that decides the
-# event, data that is JSON or not, not an object, null, too deep, a lone
-# surrogate escape (which jiter refuses), split over two `data:` lines.
+# event, names the API does not send, no name; data that is JSON or not, not an
+# object, null, too deep, a lone surrogate escape (which jiter refuses), split
+# over two `data:` lines, with a `type` that is the name, another API name, an
+# unknown one or not a string.
 API_PIECES = [b"event: content_block_delta", b"event: ping", b"event: error", b"event: message",
               b"event: ", b"event:ping", b"event:ping x", b"event: other", b'data: {"type": "ping"}', b'data: {"type": "error", "error": {"type": "x"}}',
+              b"event: message_stop", b"event: keepalive", b"event: done", b"data: [DONE]", b'data: {"type": "error"}',
+              b'data: {"type": "content_block_delta", "index": 0}', b'data: {"type": "other"}', b'data: {"type": ["x"]}',
+              b'data: {"type": "message_stop", "a": "\\ud800"}', b'data: {"type": "message_stop", "x": ' + b"[" * 201 + b"]" * 201 + b"}",
               b'data: {"type": "message_stop"}', b"data: [1, 2]", b"data: 0", b"data: null", b"data: {bad",
               b'data: {"a": "\\ud800"}', b"data: " + b"[" * 201 + b"]" * 201, b"data: {", b'data: "type": "x"}',
               b"data:", b"data", b"data:0", b"data:{\"type\": \"x\"}", b"event", b"event:ping", b"event:b c",
@@ -85,45 +106,59 @@ api_streams = st.lists(st.tuples(st.sampled_from(API_PIECES + [b""] * 8),
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.data(), st.booleans())
-def test_iter_events_gives_the_events_and_errors_of_decode_event(data, strict):
+@given(st.data(), st.booleans(), limits)
+def test_iter_events_gives_the_events_and_errors_of_decode_event(data, strict, limit):
     raw = data.draw(api_streams)
     cuts = sorted(data.draw(st.sets(st.integers(0, len(raw)), max_size=12)))
     bounds = [0, *cuts, len(raw)]
     chunks = [raw[a:b] for a, b in zip(bounds, bounds[1:])]
-    assert run(lambda: iter_events(chunks, strict=strict)) == run(lambda: staged_api_events(chunks, strict))
+    assert run(lambda: iter_events(chunks, strict=strict, max_event_bytes=limit)) == run(lambda: staged_api_events(chunks, strict, limit))
 
 
 def test_iter_events_numbers_events_as_the_accumulator_will():
-    raw = b'event: ping\ndata: {}\n\nevent: message\ndata: {"x": 1}\n\ndata: {}\n\nevent: a\ndata: {}\n\nevent: b\ndata: nope\n\n'
+    raw = (b'event: ping\ndata: {}\n\nevent: message\ndata: {"x": 1}\n\ndata: {}\n\nevent: a\ndata: {}\n\n'
+           b'event: b\ndata: nope\n\ndata: {"type": "message_stop"}\n\nevent: message_start\ndata: {"type": "message_stop"}\n\n')
     events = iter_events([raw])
-    assert next(events) == {"type": "ping"} and next(events) == {}
-    with pytest.raises(StreamError, match=r"^event 3 \(b\): data is not JSON") as error:
-        next(events)  # the unnamed event and the `message` one do not count
-    assert (error.value.event_number, error.value.data) == (3, "nope")
+    assert next(events) == {"type": "ping"} and next(events) == {"type": "message_stop"}
+    with pytest.raises(StreamError, match=r"^event 3 \(message_start\): named 'message_start' .* but 'message_stop'") as error:
+        next(events)  # the unnamed events that name no event, and the unknown names, do not count
+    assert error.value.event_number == 3
 
 
 @settings(max_examples=600, deadline=None)
-@given(chunkings(), st.booleans())
-def test_iter_lines_gives_the_lines_and_errors_of_feed(stream, strict):
+@given(chunkings(), st.booleans(), limits)
+def test_iter_lines_gives_the_lines_and_errors_of_feed(stream, strict, limit):
     raw, chunks = stream
-    assert run(lambda: iter_lines(chunks, strict=strict)) == run(lambda: staged_lines(chunks, strict))
+    assert run(lambda: iter_lines(chunks, strict=strict, max_line_bytes=limit)) == run(lambda: staged_lines(chunks, strict, limit))
 
 
 @settings(max_examples=600, deadline=None)
-@given(chunkings(), st.booleans())
-def test_iter_sse_gives_the_events_and_errors_of_feed_line(stream, strict):
+@given(chunkings(), st.booleans(), limits)
+def test_iter_sse_gives_the_events_and_errors_of_feed_line(stream, strict, limit):
     raw, chunks = stream
-    assert run(lambda: iter_sse(chunks, strict=strict)) == run(lambda: staged_events(chunks, strict))
+    assert run(lambda: iter_sse(chunks, strict=strict, max_event_bytes=limit)) == run(lambda: staged_events(chunks, strict, limit))
 
 
 @settings(max_examples=300, deadline=None)
-@given(chunkings())
-def test_feed_each_yields_what_feed_returns_chunk_by_chunk(stream):
+@given(chunkings(), st.booleans(), limits)
+def test_the_same_bytes_in_one_chunk_or_many_give_the_same_events_and_errors(stream, strict, limit):
     raw, chunks = stream
-    decoder = LineDecoder()
-    expected = [lines for lines in map(decoder.feed, chunks) if lines]
-    assert list(LineDecoder().feed_each(chunks)) == expected
+    assert run(lambda: iter_sse(chunks, strict=strict, max_event_bytes=limit)) == run(lambda: iter_sse([raw], strict=strict, max_event_bytes=limit))
+    assert run(lambda: staged_events(chunks, strict, limit)) == run(lambda: staged_events([raw], strict, limit))
+
+
+@settings(max_examples=300, deadline=None)
+@given(chunkings(), limits)
+def test_feed_each_yields_what_feed_returns_chunk_by_chunk(stream, limit):
+    raw, chunks = stream
+
+    def fed_one_by_one():
+        decoder = LineDecoder(max_line_bytes=limit)
+        for chunk in chunks:
+            if lines := decoder.feed(chunk):
+                yield lines
+
+    assert run(lambda: LineDecoder(max_line_bytes=limit).feed_each(chunks)) == run(fed_one_by_one)
 
 
 @settings(max_examples=600, deadline=None)

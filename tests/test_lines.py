@@ -2,7 +2,7 @@
 
 import pytest
 
-from streaming_lib import LineDecoder, SSEDecodeError, iter_lines
+from streaming_lib import LineDecoder, SizeLimitError, SSEDecodeError, iter_lines
 from streaming_lib.fixtures import chunked, read_fixture
 
 
@@ -175,3 +175,79 @@ def test_a_chunk_that_is_not_bytes_is_a_type_error_that_says_so(chunk):
 def test_passing_the_stream_itself_instead_of_its_chunks_says_what_to_pass():
     with pytest.raises(TypeError, match=r"pass a list of chunks, \[raw\], not raw itself"):
         list(iter_lines(b"data: x\n\n"))
+
+
+# -- a limit on line length (ours: hostile input must not fill memory) -----------
+
+def chunkings_of(raw: bytes):
+    """`raw` whole, in chunks of 1, 2 and 7 bytes, and cut at ten random places."""
+    import random
+
+    yield [raw]
+    for size in (1, 2, 7):
+        yield chunked(raw, size)
+    for seed in range(10):
+        cuts = sorted(random.Random(seed).sample(range(1, len(raw)), min(10, len(raw) - 1)))
+        yield [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)])]
+
+
+def lines_until_error(chunks, **options):  # -> (lines given, the error raised)
+    got = []
+    with pytest.raises(SizeLimitError) as caught:
+        for lines in LineDecoder(**options).feed_all(chunks):
+            got += lines
+    return got, caught.value
+
+
+def test_a_line_longer_than_the_limit_is_refused_at_its_first_byte_whatever_the_chunks():
+    raw = b"a\r\nbb\n" + b"x" * 11 + b"\rz\n"
+    for chunks in chunkings_of(raw):
+        got, error = lines_until_error(chunks, max_line_bytes=10)
+        assert got == ["a", "bb"] and (error.offset, error.limit) == (6, 10)
+        assert str(error) == "the line at byte offset 6 is longer than 10 bytes (max_line_bytes)"
+
+
+def test_a_line_as_long_as_the_limit_is_taken():
+    raw = b"a\n" + b"x" * 10 + b"\r\n" + b"y" * 10
+    for chunks in chunkings_of(raw):
+        assert [line for lines in LineDecoder(max_line_bytes=10).feed_all(chunks) for line in lines] == ["a", "x" * 10, "y" * 10]
+
+
+def test_an_unterminated_last_line_longer_than_the_limit_is_refused_at_flush():
+    decoder = LineDecoder(max_line_bytes=4)
+    assert decoder.feed(b"ab\ncdefg") == ["ab"]
+    with pytest.raises(SizeLimitError) as caught:
+        decoder.flush()
+    assert caught.value.offset == 3
+
+
+def test_a_stream_that_never_ends_a_line_is_refused_before_it_is_held_whole():
+    sent = 0
+
+    def endless():  # as if 200 MB came without a line ending, 1 KiB at a time
+        nonlocal sent
+        for _ in range(200_000):
+            sent += 1
+            yield b"x" * 1024
+
+    decoder = LineDecoder(max_line_bytes=64 * 1024)
+    with pytest.raises(SizeLimitError) as caught:
+        list(decoder.feed_each(endless()))
+    assert caught.value.offset == 0 and sent == 65  # the chunk that passed the limit, and no more
+    assert len(decoder.pending) == 64 * 1024        # what was held: the limit, not the stream
+    with pytest.raises(SizeLimitError):  # a decoder that refused a line stays refused
+        decoder.feed(b"\n")
+
+
+def test_a_bad_byte_before_a_long_line_is_reported_first_in_strict_mode():
+    raw = b"ok\n\xff\n" + b"x" * 20 + b"\n"
+    for chunks in chunkings_of(raw):
+        with pytest.raises(SSEDecodeError) as caught:
+            list(LineDecoder(strict=True, max_line_bytes=8).feed_all(chunks))
+        assert caught.value.offset == 3
+
+
+def test_no_limit_takes_any_line():
+    decoder = LineDecoder(max_line_bytes=None)
+    assert decoder.max_line_bytes is None and decoder.feed(b"x" * 100_000 + b"\n") == ["x" * 100_000]
+    assert LineDecoder().max_line_bytes == 16 * 2**20  # the default

@@ -1,6 +1,8 @@
 """Stage 2, the SSE parser: the WHATWG "event stream interpretation" rules, one test each."""
 
-from streaming_lib import ServerSentEvent, SSEDecoder, iter_sse, parse_sse
+import pytest
+
+from streaming_lib import ServerSentEvent, SizeLimitError, SSEDecoder, iter_sse, parse_sse
 from streaming_lib.fixtures import chunked, read_fixture
 
 
@@ -152,3 +154,60 @@ def test_an_absurdly_long_retry_is_ignored_not_a_crash():
 def test_leading_zeros_do_not_make_a_retry_too_long():
     assert events("retry: " + "0" * 5000 + "1500\ndata: x\n\n")[0].retry == 1500
     assert events("retry: 000\ndata: x\n\n")[0].retry == 0
+
+
+# -- a limit on an event's data (ours: hostile input must not fill memory) -------
+
+def test_a_data_line_that_takes_the_data_buffer_past_the_limit_is_refused():
+    decoder = SSEDecoder(max_event_bytes=8)
+    decoder.feed_line("data: abc")   # 4 bytes: "abc" and its LF
+    decoder.feed_line("data: é")     # 3 more: "é" is 2 bytes in UTF-8
+    with pytest.raises(SizeLimitError) as caught:
+        decoder.feed_line("data: xy")
+    assert caught.value.limit == 8 and caught.value.offset is None
+    assert decoder.data_lines == ["abc", "é"]  # the line was not kept
+
+
+def test_an_event_whose_data_buffer_is_exactly_the_limit_is_dispatched():
+    text = "data:abc\ndata:é\ndata:\n\n"  # 4 + 3 + 1 bytes, and no line longer than 8 bytes
+    assert list(parse_sse(text.split("\n"), max_event_bytes=8)) == [ServerSentEvent(data="abc\né\n")]
+    assert list(iter_sse([text.encode()], max_event_bytes=8)) == [ServerSentEvent(data="abc\né\n")]
+
+
+def test_the_limit_is_per_event():
+    text = b"data: abcdef\n\n" * 3
+    for size in (1, 2, 7, len(text)):
+        assert len(list(iter_sse(chunked(text, size), max_event_bytes=12))) == 3  # 7 bytes each
+
+
+def test_an_event_of_endless_short_data_lines_is_refused_before_it_is_held_whole():
+    sent = 0
+
+    def endless():  # one event that never ends: "data: x" forever, a line at a time
+        nonlocal sent
+        for _ in range(10**7):
+            sent += 1
+            yield b"data: x\n"
+
+    with pytest.raises(SizeLimitError) as caught:
+        list(iter_sse(endless(), max_event_bytes=1000))
+    assert caught.value.limit == 1000 and sent == 501  # 2 bytes a line: refused at the 501st
+
+
+@pytest.mark.parametrize("size", [1, 2, 7, None])
+def test_an_oversized_event_is_refused_after_the_events_before_it_whatever_the_chunks(size):
+    raw = b"data: first\n\n" + b"data: 0123456789\n" * 3 + b"\ndata: last\n\n"
+    got = []
+    with pytest.raises(SizeLimitError):
+        for event in iter_sse(chunked(raw, size) if size else [raw], max_event_bytes=30):
+            got.append(event.data)
+    assert got == ["first"]
+
+
+def test_an_event_of_many_data_lines_is_the_same_whatever_the_chunks():
+    # iter_sse keeps an open event's lines joined in groups: the data must not show it.
+    raw = b"event: x\n" + b"".join(b"data: %d\n" % i for i in range(300)) + b"data:\n\n"
+    expected = list(parse_sse(raw.decode().split("\n")))
+    assert expected[0].data == "\n".join(map(str, range(300))) + "\n"
+    for size in (1, 2, 7, len(raw)):
+        assert list(iter_sse(chunked(raw, size))) == expected
