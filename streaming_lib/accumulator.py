@@ -88,6 +88,9 @@ class MessageAccumulator:
       is the best value so far, and `input_changes` lists what the last event
       changed in it (`SetValue`, `AppendString`, `EndValue`), so a preview can
       follow the input in O(n) in total instead of re-parsing it per fragment.
+    - `text_added`: the text (str) the last event appended to a text or thinking
+      block, with split surrogate halves already joined: what a live display
+      appends ("" when the event added none).
     - `stopped`: the block indices whose `content_block_stop` arrived.
     - `input_errors[index]`: the `ToolInputJSONError` of a tool block whose input
       was not a valid JSON object at its stop. Not raised there: the stop reason
@@ -117,6 +120,7 @@ class MessageAccumulator:
         # next piece. Kept out of the text until then: see `_mended`.
         self._halves: dict[tuple[int, str], str] = {}
         self.input_changes: list[Change] = []
+        self.text_added = ""
 
     # -- reading the state -------------------------------------------------
 
@@ -218,6 +222,7 @@ class MessageAccumulator:
         """Apply one event (dict, the decoded `data` of one SSE event)."""
         self.event_number += 1
         self.input_changes = []
+        self.text_added = ""
         kind = event.get("type") if type(event) is dict else None
         if type(kind) is not str:
             raise self._error(EventDataError, "the event is not an object with a 'type'", data=repr(event))
@@ -307,6 +312,7 @@ class MessageAccumulator:
             if self._halves or not piece.isascii() and SURROGATE.search(piece):
                 piece = self._mended((index, field), piece)
             parts.append(piece)
+            self.text_added = piece
         elif kind == "citations_delta":
             if block_type != "text":
                 raise self._wrong_block(kind, block_type, index)
@@ -390,6 +396,7 @@ class MessageAccumulator:
             del self._halves[key]
             if key[1] != "input":
                 self._text_parts[key].append("\ufffd")
+                self.text_added = "\ufffd"
                 continue
             self._json_parts[index].append("\ufffd")
             parser = self.input_parsers[index]

@@ -96,12 +96,16 @@ class Progress:
             if delta["type"] == "input_json_delta":
                 self._fragment(acc, index, block, delta["partial_json"])
             elif delta["type"] in TEXT_DELTAS:
-                piece = delta[TEXT_DELTAS[delta["type"]][1]]
-                block.added = len(piece)
-                block.length += len(piece)
-                block.tail = (block.tail + piece[-TAIL_CHARS:])[-TAIL_CHARS:]
+                self._text(block, acc.text_added)  # as appended: split surrogate halves joined
             else:
                 block.added = 0
+        elif kind == "content_block_stop" and index in self.blocks and acc.text_added:
+            self._text(self.blocks[index], acc.text_added)  # a half left unpaired: U+FFFD
+
+    def _text(self, block: BlockProgress, piece: str) -> None:
+        block.added = len(piece)
+        block.length += len(piece)
+        block.tail = (block.tail + piece[-TAIL_CHARS:])[-TAIL_CHARS:]
 
     def _fragment(self, acc: MessageAccumulator, index: int, block: BlockProgress, fragment: str) -> None:
         block.added = len(fragment)

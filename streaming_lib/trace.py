@@ -174,8 +174,12 @@ def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], Non
     out("".join(cell(h, w) for h, w in zip(("#", "event", "idx", "delta"), COLUMNS)) + "state")
     try:
         for chunk in chain(chunks_of(raw, chunk_size or max(len(raw), 1)), [None]):
+            if acc.complete:
+                break  # as `accumulate`: the message ended at message_stop; what follows is not read
             new_lines = lines.feed(chunk) if chunk is not None else lines.flush()
             for line in new_lines:
+                if acc.complete:
+                    break
                 dispatched = sse.feed_line(line)
                 event = None if dispatched is None else decode_event(dispatched, acc.event_number + 1)
                 if event is None:

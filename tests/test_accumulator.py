@@ -689,9 +689,10 @@ def test_tool_input_fragments_cut_between_utf16_code_units_give_the_input_and_a_
 
 
 def test_a_raw_high_half_ending_the_tool_input_becomes_u_fffd_in_the_raw_text():
-    acc = fed(START, block_start(0, TOOL_BLOCK), delta(0, type="input_json_delta", partial_json='{"v": "\ud83d'))
+    acc = fed(START, block_start(0, TOOL_BLOCK), delta(0, type="input_json_delta", partial_json='{"v": "\ud83d'),
+              stop(0), message_delta("tool_use"), {"type": "message_stop"})
     with pytest.raises(ToolInputJSONError) as caught:
-        acc.feed(stop(0))
+        acc.final_message()
     assert caught.value.raw == '{"v": "\ufffd' and encodable(caught.value.partial)
 
 

@@ -528,3 +528,22 @@ def test_the_tool_panel_never_lets_a_server_tool_call_run():
     tool = last.tools[0]
     assert tool["runnable"] is False and "(server_tool_use)" in tool["verdict"]
     assert "✘ no" in stepper_html.tools_html(last)
+
+
+@pytest.mark.parametrize("name", ["surrogate_pair_split_across_deltas", "data_only_events", "done_sentinel_after_message_stop"])
+@pytest.mark.parametrize("size", [1, 7, EVENT_BY_EVENT])
+def test_streams_gateways_reshape_step_to_the_message_accumulate_gives(name, size):
+    gateway = FIXTURES_DIR.parent / "tests" / "data" / "gateway"
+    raw = (gateway / f"{name}.sse").read_bytes()
+    frames = compute_frames(raw, size)
+    for frame in frames:  # what is shown at every step holds real characters only
+        json.dumps(frame.content, ensure_ascii=False).encode("utf-8")
+    assert frames[-1].error is None
+    assert frames[-1].content == accumulate(raw)["content"]
+
+
+def test_events_after_message_stop_are_skipped_as_accumulate_skips_them():
+    extra = b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"late"}}\n\n'
+    frames = compute_frames(RAW + extra, EVENT_BY_EVENT)
+    assert frames[-1].error is None and frames[-1].events[-1]["skipped"] is True
+    assert frames[-1].content == accumulate(RAW + extra)["content"] == accumulate(RAW)["content"]

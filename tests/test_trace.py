@@ -165,3 +165,23 @@ def test_the_trace_ends_with_the_verdict_on_every_tool_call():
     cut = trace_lines(MAIN_FIXTURE.parent / "max_tokens_tool.sse")[1]
     assert cut[-2].startswith("⚠ block 1 is incomplete")
     assert cut[-1].startswith("✘ may not run: stop_reason is max_tokens")
+
+
+def test_a_character_split_into_surrogate_halves_across_deltas_is_shown_whole():
+    path = MAIN_FIXTURE.parent.parent / "tests" / "data" / "gateway" / "surrogate_pair_split_across_deltas.sse"
+    for size in (1, 2, 7, None):
+        status, out = trace_lines(path, chunk_size=size)
+        assert status == 0
+        rows = [row for row in out if "content_block_" in row]
+        assert 'text +0 chars, 5 so far: "Done "' in rows[2]  # the high half waits for its pair
+        assert 'text +1 chars, 6 so far: "Done 😀"' in rows[3]
+        assert 'text done, 9 chars: "Done 😀 ok"' in rows[-1]
+
+
+def test_the_trace_reads_nothing_after_message_stop_as_accumulate(tmp_path):
+    late = b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"late"}}\n\n'
+    path = tmp_path / "late.sse"
+    path.write_bytes(MAIN_FIXTURE.read_bytes() + late + b"data: not even json\n\n")
+    for size in (1, 7, None):
+        status, out = trace_lines(path, chunk_size=size)
+        assert status == 0 and out == trace_lines()[1]

@@ -295,7 +295,10 @@ class _Run:
         record["skipped"] = not self._accept(dispatched)
 
     def _accept(self, dispatched: ServerSentEvent) -> bool:
-        """Give one dispatched event to the accumulator; False if it is no Messages API event."""
+        """Give one dispatched event to the accumulator; False if it is no Messages API event,
+        or comes after `message_stop` (as `accumulate`, the stepper reads nothing after it)."""
+        if self.acc.complete:
+            return False
         event = decode_event(dispatched, self.acc.event_number + 1)
         if event is None:
             return False
