@@ -3,16 +3,24 @@
 #   make test   set up .venv on first use, then run every test and notebook check
 # and, while doing the exercises:
 #   make progress   run every exercise's checks; one row per exercise, how far you are
+# and, for authors:
+#   make check      ruff and mypy, as CI runs them before the tests
+#   make lock       rewrite constraints.txt from what .venv holds
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: lab test progress bench notebooks exercises clean
+.PHONY: lab test check lock progress bench notebooks exercises clean
 
-$(BIN)/.installed: pyproject.toml
+# The versions installed are the exact ones of constraints.txt, so a new release
+# of anthropic, pydantic or jiter cannot change what the tests compare.
+$(BIN)/.installed: pyproject.toml constraints.txt
+	@echo "Setting up $(VENV): JupyterLab, the anthropic SDK and about 130 other packages,"
+	@echo "at the versions in constraints.txt. Once only; about a minute with a warm pip cache,"
+	@echo "a few minutes without."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $@
 
 # Lab serves the whole repository (so the links between notebooks, exercises and
@@ -24,6 +32,14 @@ lab: $(BIN)/.installed
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest tests
 	$(BIN)/python -m pytest --nbval notebooks solutions --nbval-sanitize-with notebooks/sanitize.cfg
+
+check: $(BIN)/.installed
+	$(BIN)/ruff check streaming_lib tests benchmarks scripts exercises
+	$(BIN)/mypy
+
+lock: $(BIN)/.installed
+	{ sed -n '/^#/p' constraints.txt; $(BIN)/python -m pip freeze --exclude-editable | grep -v '^#'; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
 
 progress: $(BIN)/.installed
 	$(BIN)/python -m streaming_lib progress

@@ -31,7 +31,7 @@ def test_environment_yml_installs_the_same_packages_as_pyproject():
 
 
 def test_environment_yml_installs_the_course_package_itself():
-    assert "      - -e ." in (ROOT / "environment.yml").read_text(encoding="utf-8").splitlines()
+    assert "      - -e .[dev]" in (ROOT / "environment.yml").read_text(encoding="utf-8").splitlines()
 
 
 def test_the_readme_shows_the_two_make_commands_and_the_makefile_has_them():
