@@ -7,10 +7,12 @@
 
 `partial_json.py` previews tool input while it streams (display only);
 `tool_calls.py` says whether a finished tool call may run, and why;
+`aio.py` runs the same stages over an async byte stream (`aiter_events`, `aaccumulate`);
 `sdk.py` checks every result against the real `anthropic` SDK.
 """
 
 from .accumulator import MessageAccumulator, accumulate
+from .aio import aaccumulate, aiter_events
 from .events import decode_event, iter_events
 from .errors import (
     APIStreamError,
@@ -45,7 +47,9 @@ __all__ = [
     "StreamTimeoutError",
     "ToolCallVerdict",
     "ToolInputJSONError",
+    "aaccumulate",
     "accumulate",
+    "aiter_events",
     "decode_event",
     "iter_events",
     "iter_lines",

@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .errors import (
@@ -485,16 +486,26 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False,
     chunks = [source] if isinstance(source, (bytes, bytearray, memoryview)) else source
     acc = MessageAccumulator()
     events: list[Any] = []
-    try:
+    with keep_partial(acc, events):
         for event in iter_events(chunks, strict=strict, max_event_bytes=max_event_bytes):
             events.append(event)
             acc.feed(event)
             if acc.complete:
                 break  # message_stop: the message is final; what follows is not read
         return acc.final_message()
+
+
+@contextmanager
+def keep_partial(acc: MessageAccumulator, events: list[Any]) -> Iterator[None]:
+    """Around a loop that feeds `acc`: a `StreamError` raised inside it leaves with
+    what had arrived: `.events` (the decoded events received), `.partial` (the
+    message so far, if it has none), and for an `IncompleteStreamError` raised by
+    the byte source itself (a cut connection), the number of the last event fed."""
+    try:
+        yield
     except StreamError as error:
         error.events = events
         if isinstance(error, IncompleteStreamError) and error.event_number is None:
-            error.event_number = acc.event_number  # raised by `source`: after the last event fed
+            error.event_number = acc.event_number  # raised by the source: after the last event fed
         acc.fill_partial(error)
         raise
