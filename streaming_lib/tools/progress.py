@@ -1,0 +1,185 @@
+"""How far a learner is: run every exercise's checks and print one row per exercise.
+
+    python -m streaming_lib progress            every exercise in exercises/
+    python -m streaming_lib progress 03 05      just these
+    make progress                               the same, from the repository root
+
+Each exercise notebook runs top to bottom in a fresh `python3` kernel (nbclient),
+in the exercises' folder, errors allowed, so that every check gets its turn. A
+check is a cell tagged `check`; its first line names it, `# Check N: what it
+checks`. A check passes when its cell runs without raising. The table says, for
+each exercise, the lesson it practises, the checks passed of all its checks, and
+the first failure: the check (or, when the learner's own cell raised first, that
+cell) and the first line of its message.
+
+It runs the notebooks as last saved, and writes nothing back: the learner's
+notebooks stay as they are. The table is
+the same from run to run for the same answers (no timings, no paths); the
+progress bar, on stderr, shows only on a terminal and is gone when the run ends.
+
+Not handled: grading, hidden tests, timing. A cell that runs longer than
+TIMEOUT seconds stops that exercise's run: the table says so, and its checks not finished count as failing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError
+from tqdm import tqdm
+
+# The course repository, this file being streaming_lib/tools/progress.py (the package is installed editable).
+ROOT = Path(__file__).resolve().parents[2]
+EXERCISES_DIR = ROOT / "exercises"
+TIMEOUT = 120  # seconds per cell: every check of a right answer takes a few
+MESSAGE_WIDTH = 72  # characters of the first failure shown in the table
+
+CHECK_LINE = re.compile(r"^# (?P<name>Check \d+):\s*(?P<what>.*)$")  # a check cell's first line
+PRACTISES = re.compile(r"\*\*Practises:\*\*\s*\[(?P<lesson>[^\]]+)\]")  # in the exercise's first cell
+
+
+def check_name(cell: nbformat.NotebookNode) -> str | None:
+    """The name of a check cell, from its first line ("Check 2"); None for any other cell.
+
+    >>> check_name(nbformat.v4.new_code_cell("# Check 2: a CR at the end of a chunk.\\nassert True", metadata={"tags": ["check"]}))
+    'Check 2'
+    """
+    if cell.cell_type != "code" or "check" not in cell.metadata.get("tags", []):
+        return None
+    match = CHECK_LINE.match(cell.source.split("\n", 1)[0])
+    return match["name"] if match else f"the check in cell {cell.get('id')!r}"
+
+
+def practises(notebook: nbformat.NotebookNode) -> str:
+    """The lesson an exercise practises (str), from its first cell's **Practises:** link; "" if none."""
+    match = PRACTISES.search(notebook.cells[0].source) if notebook.cells else None
+    return match["lesson"] if match else ""
+
+
+def shorten(text: str, width: int = MESSAGE_WIDTH) -> str:
+    """The first line of `text`, cut to `width` characters with an ellipsis.
+
+    >>> shorten("a long sentence\\nand more", 8)
+    'a long …'
+    """
+    line = text.strip().split("\n", 1)[0]
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One exercise's standing: `passed` checks of `total`; `failure` the first error ("" when none)."""
+
+    name: str  # the notebook's stem, "04_line_splitter"
+    practises: str  # the lesson, "02 · From network chunks to lines"
+    passed: int
+    total: int
+    failure: str  # "Check 1: NotImplementedError: your code here"
+    failed_check: str = ""  # the first failing check's first line, "Check 1: every kind of line ending, ..."
+
+
+def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Result:
+    """The standing of an exercise from its executed notebook (run with errors allowed).
+
+    `stopped`: why the run ended before the last cell ("" if it did not); the failure
+    shown when no cell raised before that.
+    """
+    checks = [cell for cell in executed.cells if check_name(cell)]
+    # A check passes only if it ran: a run cut short (a timeout, a dead kernel) leaves the rest unrun.
+    failed = [cell for cell in checks if cell.execution_count is None or any(out.output_type == "error" for out in cell.outputs)]
+    failure, failed_check = "", ""
+    if failed:
+        failed_check = failed[0].source.split("\n", 1)[0].lstrip("# ")
+    for cell in executed.cells:
+        error = next((out for out in cell.get("outputs", []) if out.output_type == "error"), None)
+        if error is not None:
+            where = check_name(cell) or f"your cell {cell.get('id')!r}"
+            # A check's AssertionError says what is wrong in words; any other error needs its name.
+            said = error.evalue if error.ename == "AssertionError" and error.evalue else f"{error.ename}: {error.evalue}"
+            if stopped and error.ename == "KeyboardInterrupt":  # how nbclient stops a cell that runs too long
+                said = stopped
+            failure = shorten(f"{where}: {said}".rstrip(": "))  # an error with no message
+            break
+    failure = failure or shorten(stopped)
+    return Result(name, practises(executed), len(checks) - len(failed), len(checks), failure, failed_check)
+
+
+def table(results: list[Result]) -> str:
+    """The progress table (str, lines joined by newlines), and a last line of totals."""
+    rows = [("exercise", "practises", "checks", "first failure")]
+    rows += [(r.name, r.practises, f"{r.passed} of {r.total}", r.failure or "all pass") for r in results]
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3] for row in rows]
+    lines.insert(1, "  ".join("-" * width for width in widths) + "  " + "-" * len(rows[0][3]))
+    done = sum(r.passed == r.total for r in results)
+    passed, total = sum(r.passed for r in results), sum(r.total for r in results)
+    lines.append(f"\n{done} of {len(results)} exercises done; {passed} of {total} checks pass.")
+    if unfinished := next((r for r in results if r.failure), None):
+        lines.append(f"Next: {unfinished.name}, {unfinished.failed_check or unfinished.failure}")
+    return "\n".join(line.rstrip() for line in lines)
+
+
+async def execute(paths: list[Path], folder: Path) -> list[tuple[nbformat.NotebookNode, str]]:
+    """Run the notebooks at `paths` (cwd `folder`), one kernel per CPU at a time, with a progress bar.
+
+    Returns (notebook with its outputs, why its run stopped early or "") for each path.
+    """
+    notebooks = [nbformat.read(path, as_version=4) for path in paths]
+    # The kernel imports streaming_lib from this repository, installed or not.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    cells = sum(cell.cell_type == "code" for notebook in notebooks for cell in notebook.cells)
+    bar_format = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} cells"  # no timings: nothing varies
+    limit = asyncio.Semaphore(os.cpu_count() or 1)
+    with tqdm(total=cells, desc="running the checks", bar_format=bar_format, leave=False, disable=None) as bar:
+
+        async def run(notebook: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, str]:
+            client = NotebookClient(
+                notebook,
+                timeout=TIMEOUT,
+                kernel_name="python3",
+                allow_errors=True,
+                record_timing=False,
+                resources={"metadata": {"path": str(folder)}},
+                on_cell_executed=lambda **_: bar.update(),
+            )
+            async with limit:
+                try:
+                    # The kernel's own start-up warnings would break into the table: not shown.
+                    await client.async_execute(env=env, stderr=subprocess.DEVNULL)
+                except CellTimeoutError:
+                    return notebook, f"CellTimeoutError: ran longer than {TIMEOUT} seconds"
+                except Exception as error:  # DeadKernelError, ...: report it, run the others
+                    return notebook, f"{type(error).__name__}: {str(error).strip().splitlines()[0]}"
+                return notebook, ""
+
+        return await asyncio.gather(*(run(notebook) for notebook in notebooks))
+
+
+def exercise_paths(folder: Path, names: list[str] = ()) -> list[Path]:
+    """The exercise notebooks of `folder` (NN_name.ipynb), or those `names` names ("03" or "03_live_preview")."""
+    paths = sorted(path for path in folder.glob("*.ipynb") if re.match(r"\d\d_", path.name))
+    if not names:
+        return paths
+    chosen = [path for path in paths if path.stem in names or path.stem[:2] in names]
+    if missing := [name for name in names if not any(name in (path.stem, path.stem[:2]) for path in chosen)]:
+        raise ValueError(f"no exercise {', '.join(missing)} in {folder} (there are: {', '.join(p.stem for p in paths)})")
+    return chosen
+
+
+def run(folder: Path = EXERCISES_DIR, names: list[str] = ()) -> list[Result]:
+    """Run the checks of the exercises in `folder` (all, or those `names` names); one Result each, in name order.
+
+    Raises ValueError if `folder` holds no exercise of those names.
+    """
+    paths = exercise_paths(folder, names)
+    if not paths:
+        raise ValueError(f"no exercise notebooks (NN_name.ipynb) in {folder}")
+    executed = asyncio.run(execute(paths, folder))
+    return [result(path.stem, notebook, stopped) for path, (notebook, stopped) in zip(paths, executed)]
