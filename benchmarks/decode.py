@@ -26,7 +26,7 @@ from httpx_sse._decoders import SSEDecoder as HttpxSSEDecoder
 from httpx_sse._decoders import SSELineDecoder
 
 from streaming_lib import iter_sse
-from streaming_lib.fixtures import chunked
+from streaming_lib.tools.fixtures import chunked
 
 from .streams import text_stream
 from .timing import interleaved_best

@@ -26,9 +26,9 @@ import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
-from streaming_lib.stepper import compute_frames
-from streaming_lib.stepper.html import ByteTokens, render_panels
-from streaming_lib.trace import trace
+from streaming_lib.tools.stepper import compute_frames
+from streaming_lib.tools.stepper.html import ByteTokens, render_panels
+from streaming_lib.tools.trace import trace
 
 from .report import size_text
 from .streams import text_stream, tool_stream_of

@@ -6,7 +6,7 @@ stage (lines, SSE fields, `json.loads`, the accumulator), not any parsing of
 long values. Both contenders read the same bytes in the same 4 KiB chunks:
 
 - **ours**: `streaming_lib.accumulate(chunks)`;
-- **the SDK**: `streaming_lib.sdk.sdk_final_message(raw)`, that is
+- **the SDK**: `streaming_lib.tools.sdk.sdk_final_message(raw)`, that is
   `messages.stream()` through a mock transport, iterated to the end, then
   `get_final_message().to_dict()`.
 """
@@ -17,8 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from streaming_lib import accumulate
-from streaming_lib.fixtures import chunked
-from streaming_lib.sdk import compare_messages, sdk_final_message
+from streaming_lib.tools.fixtures import chunked
+from streaming_lib.tools.sdk import compare_messages, sdk_final_message
 
 from .preview import CHUNK
 from .streams import text_stream

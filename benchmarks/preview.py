@@ -5,7 +5,7 @@ JSON is `size` bytes, in 16-character fragments. Every contender reads the
 same bytes, in the same 4 KiB chunks, from the first byte to the final message:
 
 - **the SDK**: `messages.stream()` iterated to the end (through
-  `streaming_lib.sdk`). At every fragment it appends it to a byte buffer and
+  `streaming_lib.tools.sdk`). At every fragment it appends it to a byte buffer and
   re-parses the whole buffer with `jiter.from_json(buffer, partial_mode=True)`,
   so fragment k costs the k fragments before it: quadratic.
 - **ours, changes** (benchmark 1): our pipeline (`iter_events`, which is
@@ -27,9 +27,9 @@ from collections.abc import Callable
 from typing import Any
 
 from streaming_lib import MessageAccumulator, PartialJSONError, iter_events
-from streaming_lib.fixtures import chunked
+from streaming_lib.tools.fixtures import chunked
 from streaming_lib.partial_json import AppendString
-from streaming_lib.sdk import compare_messages, sdk_final_message
+from streaming_lib.tools.sdk import compare_messages, sdk_final_message
 
 from .report import size_text
 from .streams import FRAGMENT_CHARS, tool_fragments, tool_stream

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from nbval.plugin import IPyNbCell
 
-from streaming_lib.progress import CHECK_LINE, check_name
+from streaming_lib.tools.progress import CHECK_LINE, check_name
 
 
 class CheckCell(IPyNbCell):

@@ -1,14 +1,25 @@
 """streaming_lib: the Messages API streaming client built in the course, stage by stage.
 
+The pipeline, at the top of the package, in the order the notebooks build it:
+
     bytes -> LineDecoder (lines.py) -> SSEDecoder (sse.py) -> decode_event (events.py)
           -> MessageAccumulator (accumulator.py) -> message (dict)
 
 `iter_sse` and `iter_events` run the first stages in one loop, for speed.
-
 `partial_json.py` previews tool input while it streams (display only);
 `tool_calls.py` says whether a finished tool call may run, and why;
 `aio.py` runs the same stages over an async byte stream (`aiter_events`, `aaccumulate`);
-`sdk.py` checks every result against the real `anthropic` SDK.
+`errors.py` holds the typed errors of every stage.
+
+Around it, imported only when asked for (`import streaming_lib` loads neither):
+
+    lab/     the HTTP lab: the replay server, our decoders on a real socket,
+             nginx in front of them, the record command, the wire's constants
+    tools/   the fixtures, the real `anthropic` SDK as referee (`tools/sdk.py`),
+             the front ends (`trace`, the stepper) and the exercises' progress
+
+The old paths of the moved modules (`streaming_lib.server`, `streaming_lib.fixtures`,
+`streaming_lib.sdk`, `streaming_lib.stepper`, ...) still work: each is the moved module.
 """
 
 from .accumulator import MessageAccumulator, accumulate

@@ -1,10 +1,10 @@
 """Command line: `python -m streaming_lib COMMAND`.
 
-    trace [FILE] [--chunk-size N] [--sdk]   one row per event of a stream
+    trace [FILE] [--chunk-size N] [--sdk]   one row per event of a stream (tools/trace.py)
     serve [--fixture F] [--port P] [--pace SECONDS]
-                                            replay a stream as a local Messages API (server.py)
-    record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY; record.py)
-    progress [NN ...] [--dir DIR]           run the exercises' checks; one row per exercise (progress.py)
+                                            replay a stream as a local Messages API (lab/server.py)
+    record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY; lab/record.py)
+    progress [NN ...] [--dir DIR]           run the exercises' checks; one row per exercise (tools/progress.py)
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .fixtures import MAIN_FIXTURE
+from .lab.api import DEFAULT_MODEL
+from .tools.fixtures import MAIN_FIXTURE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("--sdk", action="store_true", help="check the result against the real anthropic SDK")
 
     # serve and record: an option left out is not passed on, so its default is
-    # the one in server.py / record.py (imported only when the command runs).
+    # the one in lab/server.py / lab/record.py (imported only when the command runs).
     serve = commands.add_parser("serve", help="replay a stream as a local Messages API on 127.0.0.1")
     serve.add_argument("--fixture", default="fixture", metavar="F", help="a fixture name or an .sse file (default: fixture)")
     serve.add_argument("--port", type=int, default=argparse.SUPPRESS, metavar="P", help="the port (default: 8765)")
@@ -34,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     record = commands.add_parser("record", help="save the raw bytes of one real API stream (needs ANTHROPIC_API_KEY)")
     record.add_argument("--out", type=Path, required=True, metavar="FILE", help="where to write the stream's bytes")
-    record.add_argument("--model", default=argparse.SUPPRESS, help="the model (default: claude-haiku-4-5)")
+    record.add_argument("--model", default=argparse.SUPPRESS, help=f"the model (default: {DEFAULT_MODEL})")
     record.add_argument("--prompt", default=argparse.SUPPRESS, help="the user message (default: a short question)")
 
     progress = commands.add_parser("progress", help="run every exercise's checks and show how far you are")
@@ -46,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "trace":
-        from .trace import run
+        from .tools.trace import run
 
         if args.chunk_size is not None and args.chunk_size < 1:
             build_parser().error("--chunk-size must be at least 1")
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             build_parser().error(f"no such file: {args.file}")
         return run(args.file, chunk_size=args.chunk_size, with_sdk=args.sdk)
     if args.command == "serve":
-        from .server import seconds, serve
+        from .lab.server import seconds, serve
 
         try:
             seconds(getattr(args, "pace", 0))
@@ -63,12 +64,12 @@ def main(argv: list[str] | None = None) -> int:
         given = {name: getattr(args, name) for name in ("port", "pace") if hasattr(args, name)}
         return serve(args.fixture, **given)
     if args.command == "record":
-        from .record import run as run_record
+        from .lab.record import run as run_record
 
         given = {name: getattr(args, name) for name in ("model", "prompt") if hasattr(args, name)}
         return run_record(args.out, **given)
     if args.command == "progress":
-        from .progress import EXERCISES_DIR, run as run_progress, table
+        from .tools.progress import EXERCISES_DIR, run as run_progress, table
 
         # The repository's exercises (an editable install), else those of the current folder.
         folder = args.dir or (EXERCISES_DIR if EXERCISES_DIR.is_dir() else Path("exercises"))

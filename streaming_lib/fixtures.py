@@ -1,40 +1,16 @@
-"""Where the course's hand-made streams live, and how to read them.
+"""Old path of `streaming_lib.tools.fixtures` (the fixture helpers), kept working.
 
-Each fixture is `NAME.sse`: the raw bytes of one Messages API stream. Beside it,
-`NAME.sdk.json` holds the real SDK's verdict on those bytes (see `sdk.py`).
-Shared by tests, notebooks, the stepper, the replay server and the trace command.
+`streaming_lib.fixtures` is the very same module object (a `sys.modules` alias):
+imports, attributes, monkeypatching and `python -m streaming_lib.fixtures` all
+reach `streaming_lib.tools.fixtures`.
 """
 
-from __future__ import annotations
+import importlib
+import sys
 
-from pathlib import Path
+if __name__ == "__main__":  # `python -m streaming_lib.fixtures`
+    import runpy
 
-
-def _find_fixtures() -> Path:
-    # Installed from a wheel, the fixtures are packaged inside the package;
-    # in a clone (or an editable install) they are the repo's `fixtures/`.
-    packaged = Path(__file__).parent / "fixture_data"
-    return packaged if packaged.is_dir() else Path(__file__).resolve().parent.parent / "fixtures"
-
-
-FIXTURES_DIR = _find_fixtures()
-MAIN_FIXTURE = FIXTURES_DIR / "fixture.sse"
-
-
-def fixture_names(directory: Path = FIXTURES_DIR) -> list[str]:
-    """Names (str, without `.sse`) of every fixture in `directory`, sorted."""
-    return sorted(path.stem for path in directory.glob("*.sse"))
-
-
-def read_fixture(name: str = "fixture", directory: Path = FIXTURES_DIR) -> bytes:
-    """The raw bytes of fixture `name` (for example "fixture" or "text_only")."""
-    return (directory / f"{name}.sse").read_bytes()
-
-
-def chunked(raw: bytes, size: int) -> list[bytes]:
-    """`raw` cut into chunks of `size` bytes (the last may be shorter).
-
-    >>> chunked(b"abcde", 2)
-    [b'ab', b'cd', b'e']
-    """
-    return [raw[i : i + size] for i in range(0, len(raw), size)]
+    runpy.run_module("streaming_lib.tools.fixtures", run_name="__main__", alter_sys=True)
+else:
+    sys.modules[__name__] = importlib.import_module("streaming_lib.tools.fixtures")

@@ -82,14 +82,15 @@ class PartialJSONError(ValueError):
         self.message, self.offset = message, offset
 
 
-Path = tuple  # keys (str) and list indices (int), outermost first; () is the top level
+# Where a value sits: its keys (str) and list indices (int), outermost first; () is the top level.
+KeyPath = tuple[str | int, ...]
 
 
 @dataclass(slots=True)
 class SetValue:
     """``value`` now sits at ``path``, replacing what was there (a repeated key): a
     finished scalar, or a new empty list, dict or str that later changes fill in."""
-    path: Path
+    path: KeyPath
     value: Any
 
 
@@ -97,14 +98,14 @@ class SetValue:
 class AppendString:
     """``text`` was added to the string at ``path``.  At most one per string per ``feed``,
     so a preview that appends these does O(n) work in total."""
-    path: Path
+    path: KeyPath
     text: str
 
 
 @dataclass(slots=True)
 class EndValue:
     """The string, list or dict at ``path`` is complete (scalars are complete at once)."""
-    path: Path
+    path: KeyPath
 
 
 Change = Union[SetValue, AppendString, EndValue]
@@ -158,13 +159,13 @@ class PartialJSONParser:
         # (dicts) and the container's path (for change records).
         self._stack: list[list | dict] = []
         self._keys: list[str | None] = []
-        self._paths: list[Path | None] = []
+        self._paths: list[KeyPath | None] = []
         self._after_comma = False    # "]" or "}" now would be a trailing comma
         # The token that may be split across fragments: "key", "string", "number", "literal".
         self._reading: str | None = None
         self._pieces: list[str] = []  # its text so far (decoded), joined only on demand
         self._fresh = 0              # _pieces[_fresh:] is not yet reported by AppendString
-        self._string_path: Path | None = None
+        self._string_path: KeyPath | None = None
         self._escape_text, self._escape_at = "", 0   # an unfinished escape and its offset
         self._number_state, self._int_digits = "start", 0
         self._word, self._word_value = "", None      # the literal being read, e.g. "true"
@@ -219,7 +220,7 @@ class PartialJSONParser:
 
     # Helpers that put a finished value in place and report it.
 
-    def _child_path(self) -> Path:
+    def _child_path(self) -> KeyPath:
         """The path of the next value in the innermost open container."""
         if not self._stack:
             return ()

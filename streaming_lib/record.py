@@ -1,98 +1,16 @@
-"""The record command: save one real Messages API stream, byte for byte, as a fixture.
+"""Old path of `streaming_lib.lab.record` (the record command), kept working.
 
-    ANTHROPIC_API_KEY=... python -m streaming_lib record --out fixtures/mine.sse [--model M] [--prompt TEXT]
-
-It sends one small streaming request with `httpx` and writes the response
-body, exactly as it came off the wire, to `--out`. Only the body: never the
-request, its headers, or the key. Without `ANTHROPIC_API_KEY` it says so and
-exits with status 2. `ANTHROPIC_BASE_URL` points it elsewhere (for example at
-the replay server, to try it offline).
-
-Not run by the tests against the real API (they never have a key); they run
-`record()` against an `httpx.MockTransport`:
-
-    >>> import httpx, io
-    >>> mock = httpx.MockTransport(lambda request: httpx.Response(200, content=b"event: ping\\n\\n"))
-    >>> out = io.BytesIO()
-    >>> record(out, api_key="sk-test", client=httpx.Client(transport=mock))
-    200
-    >>> out.getvalue()
-    b'event: ping\\n\\n'
-
-Deliberately not handled: retries, tools, anything but one user message.
+`streaming_lib.record` is the very same module object (a `sys.modules` alias):
+imports, attributes, monkeypatching and `python -m streaming_lib.record` all
+reach `streaming_lib.lab.record`.
 """
 
-from __future__ import annotations
-
-import os
+import importlib
 import sys
-from pathlib import Path
-from typing import BinaryIO
 
-import httpx
+if __name__ == "__main__":  # `python -m streaming_lib.record`
+    import runpy
 
-from .network import DEFAULT_TIMEOUT
-
-DEFAULT_MODEL = "claude-haiku-4-5"
-DEFAULT_PROMPT = "In two sentences, why do LLM APIs stream their answers?"
-API_URL = "https://api.anthropic.com"
-API_VERSION = "2023-06-01"
-
-
-def record(
-    out: BinaryIO,
-    *,
-    api_key: str,
-    model: str = DEFAULT_MODEL,
-    prompt: str = DEFAULT_PROMPT,
-    max_tokens: int = 256,
-    base_url: str = API_URL,
-    client: httpx.Client | None = None,
-) -> int:
-    """Stream one answer and write its body bytes to `out`; return the HTTP status.
-
-    On a status other than 200 nothing is written (the error body is not a stream).
-    """
-    headers = {
-        "x-api-key": api_key,
-        "anthropic-version": API_VERSION,
-        "accept-encoding": "identity",  # the bytes as the API wrote them, not gzipped
-    }
-    body = {"model": model, "max_tokens": max_tokens, "stream": True, "messages": [{"role": "user", "content": prompt}]}
-    client = client if client is not None else httpx.Client(timeout=DEFAULT_TIMEOUT)  # the SDK's: a model may think for minutes
-    with client, client.stream("POST", base_url.rstrip("/") + "/v1/messages", headers=headers, json=body) as response:
-        if response.status_code != 200:
-            response.read()
-            print(f"HTTP {response.status_code}: {response.text[:500]}", file=sys.stderr)
-            return response.status_code
-        # Only the body is written; the request and both sets of headers stay
-        # in memory. `iter_bytes` undoes a content encoding, should the server
-        # compress despite `identity`: a fixture holds the SSE bytes themselves.
-        for chunk in response.iter_bytes():
-            out.write(chunk)
-    return 200
-
-
-def run(
-    out: Path, *, model: str = DEFAULT_MODEL, prompt: str = DEFAULT_PROMPT, environ: dict[str, str] | None = None
-) -> int:
-    """The `record` command: returns the exit status (0 written, 1 HTTP error, 2 no key)."""
-    environ = dict(os.environ) if environ is None else environ
-    api_key = environ.get("ANTHROPIC_API_KEY", "")
-    if not api_key:
-        print("record needs a real API key: set ANTHROPIC_API_KEY (nothing was sent, nothing written).", file=sys.stderr)
-        return 2
-    base_url = environ.get("ANTHROPIC_BASE_URL") or API_URL
-    partial = out.with_name(out.name + ".part")  # `out` appears only once the stream succeeded
-    try:
-        with partial.open("wb") as file:
-            status = record(file, api_key=api_key, model=model, prompt=prompt, base_url=base_url)
-    except BaseException:  # a dropped connection, Ctrl-C: no half fixture left behind
-        partial.unlink()
-        raise
-    if status != 200:
-        partial.unlink()
-        return 1
-    partial.replace(out)
-    print(f"wrote {out} ({out.stat().st_size} bytes)")
-    return 0
+    runpy.run_module("streaming_lib.lab.record", run_name="__main__", alter_sys=True)
+else:
+    sys.modules[__name__] = importlib.import_module("streaming_lib.lab.record")

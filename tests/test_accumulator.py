@@ -20,7 +20,7 @@ from streaming_lib import (
     iter_sse,
 )
 from streaming_lib.accumulator import load_json
-from streaming_lib.fixtures import chunked, read_fixture
+from streaming_lib.tools.fixtures import chunked, read_fixture
 
 CALC_INPUT = {"path": "calc.py", "content": "def add(a, b):\n    return a + b\n"}
 START = {

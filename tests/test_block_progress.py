@@ -4,7 +4,7 @@ import pytest
 
 from streaming_lib import MessageAccumulator
 from streaming_lib.events import load_json
-from streaming_lib.block_progress import TAIL_CHARS, Progress
+from streaming_lib.tools.block_progress import TAIL_CHARS, Progress
 
 START = {"type": "message_start", "message": {"id": "m", "content": [], "usage": {}}}
 

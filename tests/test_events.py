@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from streaming_lib import APIStreamError, EventDataError, ServerSentEvent, SizeLimitError, accumulate, decode_event, iter_events
-from streaming_lib.fixtures import chunked
+from streaming_lib.tools.fixtures import chunked
 
 GATEWAY = Path(__file__).parent / "data" / "gateway"
 GATEWAY_CASES = sorted(path.stem for path in GATEWAY.glob("*.sse"))

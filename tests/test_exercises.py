@@ -34,7 +34,7 @@ import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
-from streaming_lib import progress
+from streaming_lib.tools import progress
 from streaming_lib.__main__ import main as course_command
 
 ROOT = Path(__file__).resolve().parent.parent

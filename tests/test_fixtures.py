@@ -27,9 +27,9 @@ from streaming_lib import (
     parse_partial_json,
 )
 from streaming_lib.accumulator import decode_event
-from streaming_lib.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
-from streaming_lib.sdk import compare_messages, our_verdict, sdk_final_message, sdk_verdict, verdict_text
-from streaming_lib.trace import run
+from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
+from streaming_lib.tools.sdk import compare_messages, our_verdict, sdk_final_message, sdk_verdict, verdict_text
+from streaming_lib.tools.trace import run
 
 # The SDK's models turn the block type it does not know (unknown_types.sse) into
 # a text block and warn when they serialize it back; the dict is still right.
@@ -137,13 +137,13 @@ def test_every_fixture_is_a_few_kilobytes_of_utf8():
 @pytest.mark.parametrize("name", fixture_names())
 def test_the_committed_sdk_verdict_is_what_the_sdk_says_today(name):
     committed = (FIXTURES_DIR / f"{name}.sdk.json").read_text(encoding="utf-8")
-    assert committed == verdict_text(sdk_verdict(read_fixture(name))), "run: python -m streaming_lib.sdk regenerate"
+    assert committed == verdict_text(sdk_verdict(read_fixture(name))), "run: python -m streaming_lib.tools.sdk regenerate"
 
 
 @pytest.mark.parametrize("name", fixture_names())
 def test_the_committed_expected_verdict_is_what_we_say_today(name):
     committed = (FIXTURES_DIR / f"{name}.expected.json").read_text(encoding="utf-8")
-    assert committed == verdict_text(our_verdict(read_fixture(name))), "run: python -m streaming_lib.sdk regenerate"
+    assert committed == verdict_text(our_verdict(read_fixture(name))), "run: python -m streaming_lib.tools.sdk regenerate"
 
 
 @pytest.mark.parametrize("name", sorted(REJECTED))

@@ -3,7 +3,7 @@
 import pytest
 
 from streaming_lib import LineDecoder, SizeLimitError, SSEDecodeError, iter_lines
-from streaming_lib.fixtures import chunked, read_fixture
+from streaming_lib.tools.fixtures import chunked, read_fixture
 
 
 def lines_of(*chunks: bytes, strict: bool = False) -> list[str]:

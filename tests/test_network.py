@@ -13,9 +13,9 @@ import httpx
 import pytest
 
 from streaming_lib import IncompleteStreamError, StreamError, StreamTimeoutError, accumulate
-from streaming_lib.fixtures import chunked, read_fixture
-from streaming_lib.network import DEFAULT_TIMEOUT, body_chunks, open_stream, timed_stream, until_dropped
-from streaming_lib.server import ReplayServer, split_events
+from streaming_lib.tools.fixtures import chunked, read_fixture
+from streaming_lib.lab.network import DEFAULT_TIMEOUT, body_chunks, open_stream, timed_stream, until_dropped
+from streaming_lib.lab.server import ReplayServer, split_events
 
 PACE = 0.002
 FIXTURE = read_fixture("fixture")

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streaming_lib import accumulate
-from streaming_lib.sdk import compare_messages, sdk_final_message
+from streaming_lib.tools.sdk import compare_messages, sdk_final_message
 
 # Characters and clusters that break naive decoders: multi-byte, astral, ZWJ
 # sequences, flags, combining marks, JSON escapes, line separators.

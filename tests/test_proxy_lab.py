@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import streaming_lib.proxy_lab
-from streaming_lib.proxy_lab import (
+import streaming_lib.lab.proxy_lab
+from streaming_lib.lab.proxy_lab import (
     NginxProxy,
     bursts,
     load_result,
@@ -17,7 +17,7 @@ from streaming_lib.proxy_lab import (
     run_lab,
     summarize,
 )
-from streaming_lib.server import ReplayServer
+from streaming_lib.lab.server import ReplayServer
 
 needs_nginx = pytest.mark.skipif(not nginx_available(), reason="nginx is not installed (apt-get install nginx-light)")
 
@@ -56,7 +56,7 @@ def test_the_nginx_config_keeps_every_path_in_its_own_folder(tmp_path):
 
 
 def test_the_module_example_runs():
-    assert doctest.testmod(streaming_lib.proxy_lab).failed == 0
+    assert doctest.testmod(streaming_lib.lab.proxy_lab).failed == 0
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,12 @@ import io
 
 import httpx
 
-import streaming_lib.record
-import streaming_lib.server
+import streaming_lib.lab.record
+import streaming_lib.lab.server
 from streaming_lib.__main__ import build_parser, main
-from streaming_lib.fixtures import read_fixture
-from streaming_lib.record import DEFAULT_MODEL, record, run
-from streaming_lib.server import DEFAULT_PACE, DEFAULT_PORT, ReplayServer
+from streaming_lib.tools.fixtures import read_fixture
+from streaming_lib.lab.record import DEFAULT_MODEL, record, run
+from streaming_lib.lab.server import DEFAULT_PACE, DEFAULT_PORT, ReplayServer
 
 SECRET = "sk-ant-not-a-real-key"
 
@@ -59,7 +59,7 @@ def test_recording_the_replay_server_gives_back_the_fixture(tmp_path):
 
 def test_serve_passes_only_the_options_given(monkeypatch):
     calls = []
-    monkeypatch.setattr(streaming_lib.server, "serve", lambda fixture, **options: calls.append((fixture, options)) or 0)
+    monkeypatch.setattr(streaming_lib.lab.server, "serve", lambda fixture, **options: calls.append((fixture, options)) or 0)
     assert main(["serve"]) == 0
     assert main(["serve", "--fixture", "text_only", "--port", "9999", "--pace", "0.5"]) == 0
     assert calls == [("fixture", {}), ("text_only", {"port": 9999, "pace": 0.5})]
@@ -73,4 +73,4 @@ def test_the_help_shows_the_real_defaults():
 
 
 def test_the_module_example_runs():
-    assert doctest.testmod(streaming_lib.record).failed == 0
+    assert doctest.testmod(streaming_lib.lab.record).failed == 0

@@ -1,4 +1,4 @@
-"""`python -m streaming_lib.sdk regenerate`: every verdict file is written whole, as UTF-8, whatever the stream holds."""
+"""`python -m streaming_lib.tools.sdk regenerate`: every verdict file is written whole, as UTF-8, whatever the stream holds."""
 
 import json
 import os
@@ -6,8 +6,8 @@ import os
 import pytest
 
 from streaming_lib import sdk
-from streaming_lib.fixtures import read_fixture
-from streaming_lib.sdk import regenerate, verdict_text, write_atomically
+from streaming_lib.tools.fixtures import read_fixture
+from streaming_lib.tools.sdk import regenerate, verdict_text, write_atomically
 
 # A text block whose emoji arrives as the two halves of its UTF-16 surrogate
 # pair, each escaped in its own text_delta, as some gateways re-emit streams.

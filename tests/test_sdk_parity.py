@@ -3,8 +3,8 @@
 import pytest
 
 from streaming_lib import accumulate
-from streaming_lib.fixtures import chunked, read_fixture
-from streaming_lib.sdk import compare_messages, sdk_final_message
+from streaming_lib.tools.fixtures import chunked, read_fixture
+from streaming_lib.tools.sdk import compare_messages, sdk_final_message
 
 
 @pytest.mark.parametrize("chunk_size", [None, 1, 3, 7, 64])

@@ -3,7 +3,7 @@
 import pytest
 
 from streaming_lib import ServerSentEvent, SizeLimitError, SSEDecoder, iter_sse, parse_sse
-from streaming_lib.fixtures import chunked, read_fixture
+from streaming_lib.tools.fixtures import chunked, read_fixture
 
 
 def events(text: str) -> list[ServerSentEvent]:

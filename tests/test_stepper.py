@@ -13,12 +13,12 @@ from benchmarks.streams import text_stream
 from streaming_lib import LineDecoder, MessageAccumulator, PartialJSONError, SSEDecoder, StreamError, accumulate
 from streaming_lib.accumulator import decode_event
 from streaming_lib.events import load_json
-from streaming_lib.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
+from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
 from streaming_lib.partial_json import parse_partial_json
-from streaming_lib.stepper import EVENT_BY_EVENT, StreamStepper, chunk_plan, compute_frames, frame_at, static_html
-from streaming_lib.stepper import frames as stepper_frames
-from streaming_lib.stepper import html as stepper_html
-from streaming_lib.stepper.html import ByteTokens, byte_tokens, page_data, render_panels
+from streaming_lib.tools.stepper import EVENT_BY_EVENT, StreamStepper, chunk_plan, compute_frames, frame_at, static_html
+from streaming_lib.tools.stepper import frames as stepper_frames
+from streaming_lib.tools.stepper import html as stepper_html
+from streaming_lib.tools.stepper.html import ByteTokens, byte_tokens, page_data, render_panels
 
 RAW = read_fixture()
 ERROR_EVENT = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
@@ -491,7 +491,7 @@ def test_static_returns_an_html_display_object():
 
 
 def test_odd_but_accepted_streams_are_drawn_not_a_crash():
-    from streaming_lib.stepper.html import stop_html
+    from streaming_lib.tools.stepper.html import stop_html
 
     start = {"type": "message_start", "message": {"id": "m", "content": [], "usage": {}}}
     tool = {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}}}

@@ -9,7 +9,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -19,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from streaming_lib.fixtures import read_fixture
-from streaming_lib.stepper import EVENT_BY_EVENT, StreamStepper
-from streaming_lib.stepper.html import byte_tokens, render_panels
+from streaming_lib.lab.api import free_port
+from streaming_lib.tools.fixtures import read_fixture
+from streaming_lib.tools.stepper import EVENT_BY_EVENT, StreamStepper
+from streaming_lib.tools.stepper.html import byte_tokens, render_panels
 
 pytestmark = pytest.mark.browser
 
@@ -65,12 +65,6 @@ def browser():
             chromium.close()
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def api(port: int, path: str, method: str = "GET") -> int:
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}{path}", method=method, headers={"Authorization": f"token {TOKEN}"}
@@ -103,7 +97,7 @@ def lab(tmp_path):
     root.mkdir()
     write_notebook(
         root / "stepper.ipynb",
-        "from streaming_lib.stepper import StreamStepper\nStreamStepper(chunk_size=7)",
+        "from streaming_lib.tools.stepper import StreamStepper\nStreamStepper(chunk_size=7)",
         "StreamStepper.static(chunk_size=64)",
     )
     # No news pop-up (and no update check) covering the notebook.
@@ -293,7 +287,7 @@ def test_two_copies_of_a_static_stepper_both_start_when_their_scripts_run_by_eva
 
 
 def test_a_page_holding_only_some_steps_says_so_and_still_reaches_the_last(browser, tmp_path, monkeypatch):
-    from streaming_lib.stepper import html as stepper_html
+    from streaming_lib.tools.stepper import html as stepper_html
 
     monkeypatch.setattr(stepper_html, "PAGE_FRAMES", 20)
     stepper = StreamStepper(chunk_size=7)

@@ -8,9 +8,9 @@ import pytest
 from anthropic.types import StopReason
 
 from streaming_lib import IncompleteStreamError, MessageAccumulator, StreamError, ToolInputJSONError, accumulate
-from streaming_lib.fixtures import chunked, read_fixture
+from streaming_lib.tools.fixtures import chunked, read_fixture
 from streaming_lib.events import iter_events
-from streaming_lib.fixtures import fixture_names
+from streaming_lib.tools.fixtures import fixture_names
 from streaming_lib.tool_calls import NOT_RUNNABLE_BECAUSE, ToolCallVerdict, tool_call_verdict
 
 START = {

@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from streaming_lib.fixtures import MAIN_FIXTURE
-from streaming_lib.block_progress import TAIL_CHARS
-from streaming_lib.trace import ROW_COLUMNS, run, width
+from streaming_lib.tools.fixtures import MAIN_FIXTURE
+from streaming_lib.tools.block_progress import TAIL_CHARS
+from streaming_lib.tools.trace import ROW_COLUMNS, run, width
 
 
 def trace_lines(path=MAIN_FIXTURE, **options):

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from streaming_lib.utf8 import characters, unfinished_character
+from streaming_lib.tools.utf8 import characters, unfinished_character
 
 # Second bytes that cover every range a lead byte may demand (e0: a0-bf, ed: 80-9f,
 # f0: 90-bf, f4: 80-8f, the others: 80-bf); later bytes may be any of 80-bf.

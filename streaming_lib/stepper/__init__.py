@@ -1,29 +1,16 @@
-"""The stepper: move a slider through a stream and watch every stage at every chunk.
+"""Old path of `streaming_lib.tools.stepper` (the stepper widget), kept working.
 
-    frames.py   compute_frames(raw, chunk_size) -> Frames: the pure part, each frame made when asked
-    html.py     the panels (each a bounded window), and the static page with the frames embedded
-    widget.py   StreamStepper, the ipywidgets front end
-
-In a notebook:
-
-    from streaming_lib.stepper import StreamStepper
-    StreamStepper()                             # the course fixture, 7-byte chunks
-    StreamStepper("truncated", chunk_size=1)    # any fixture, path or bytes
-    StreamStepper.static()                      # without a kernel (nbviewer, a course site)
-    StreamStepper().to_html("stepper.html")     # a self-contained page
+`streaming_lib.stepper` and its modules (`.frames`, `.html`, `.widget`) are the
+very same module objects as `streaming_lib.tools.stepper` and its modules (a
+`sys.modules` alias): imports, attributes and monkeypatching reach them.
 """
 
-from .frames import EVENT_BY_EVENT, Frame, Frames, chunk_plan, compute_frames, frame_at
-from .widget import CHUNK_CHOICES, StreamStepper, static_html
+import importlib
+import sys
 
-__all__ = [
-    "CHUNK_CHOICES",
-    "EVENT_BY_EVENT",
-    "Frame",
-    "Frames",
-    "StreamStepper",
-    "chunk_plan",
-    "compute_frames",
-    "frame_at",
-    "static_html",
-]
+# The submodules first: once `streaming_lib.stepper` is the moved package, Python
+# would look for a submodule in the new folder under the old name, and load a
+# second copy of it. Aliased here, the old names find the module already loaded.
+for _name in ("frames", "html", "widget"):
+    sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"streaming_lib.tools.stepper.{_name}")
+sys.modules[__name__] = importlib.import_module("streaming_lib.tools.stepper")

@@ -2,7 +2,7 @@
 
 In a notebook:
 
-    from streaming_lib.stepper import StreamStepper
+    from streaming_lib.tools.stepper import StreamStepper
     StreamStepper()                                  # the course fixture, 7-byte chunks
     StreamStepper("error_mid_stream", chunk_size=1)  # a fixture by name, a path, or bytes
 

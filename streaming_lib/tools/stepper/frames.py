@@ -51,12 +51,13 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, overload
 
-from ..accumulator import MessageAccumulator, decode_event
-from ..errors import StreamError
-from ..lines import LineDecoder
-from ..partial_json import PartialJSONError
+from ...accumulator import MessageAccumulator
+from ...events import decode_event
+from ...errors import StreamError
+from ...lines import LineDecoder
+from ...partial_json import PartialJSONError
 from ..block_progress import Progress
-from ..sse import ServerSentEvent, SSEDecoder
+from ...sse import ServerSentEvent, SSEDecoder
 from ..utf8 import unfinished_character
 
 # The chunk plan that cuts the bytes right after each blank line, so that every

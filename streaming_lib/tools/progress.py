@@ -35,7 +35,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError
 from tqdm import tqdm
 
-ROOT = Path(__file__).resolve().parent.parent  # the course repository (the package is installed editable)
+# The course repository, this file being streaming_lib/tools/progress.py (the package is installed editable).
+ROOT = Path(__file__).resolve().parents[2]
 EXERCISES_DIR = ROOT / "exercises"
 TIMEOUT = 120  # seconds per cell: every check of a right answer takes a few
 MESSAGE_WIDTH = 72  # characters of the first failure shown in the table

@@ -49,9 +49,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .accumulator import TEXT_DELTAS, TEXT_FIELDS, MessageAccumulator
-from .events import load_json
-from .partial_json import PartialJSONError
+from ..accumulator import TEXT_DELTAS, TEXT_FIELDS, MessageAccumulator
+from ..events import load_json
+from ..partial_json import PartialJSONError
 
 TAIL_CHARS = 24  # characters of a text block's end kept for a preview
 JSON_WHITESPACE = " \t\n\r"  # RFC 8259, section 2: what may follow a value

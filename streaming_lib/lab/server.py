@@ -1,0 +1,356 @@
+"""The replay server: a local Messages API that replays a fixture over real HTTP.
+
+`POST /v1/messages` answers like the real API, but from a recorded stream:
+
+- with `"stream": true` in the JSON body: the fixture's bytes as
+  `text/event-stream`, one event at a time, `pace` seconds apart, with the
+  headers the real API sends (`content-type: text/event-stream; charset=utf-8`,
+  `cache-control: no-cache`, `request-id: req_...`);
+- without it: the final message as JSON, computed by our own `accumulate()`
+  (non-ASCII written as `\\u` escapes, so that any string, even one holding a
+  lone UTF-16 surrogate, is valid JSON rather than an encoding error).
+
+Faults, per request, as query parameters (or as `x-replay-...` headers, for
+example `x-replay-error-after: 5`), all off by default:
+
+    error_after=K          after event K, send `event: error` (overloaded_error), then end
+    drop_at=K              send the first K bytes of the body, then hang up mid-body
+    first_token_delay=S    wait S more seconds before the first content_block_delta
+    hold_open=S            keep the body open S seconds after the last event (as some proxies do)
+    pace=S                 seconds between events, for this request only
+    x_accel_buffering=no   add `X-Accel-Buffering: no` (tells nginx not to buffer)
+    fixture=NAME           replay fixtures/NAME.sse instead of the server's stream
+
+K is a whole number, 0 or more; S a number of seconds from 0 to 60. A bad
+value gets the API's 400 `invalid_request_error`, and any other path or method
+the API's JSON 404 or 405. Events end where the WHATWG rules end them (at a
+blank line, with LF, CRLF or CR line endings, even mixed), so pacing and faults
+work on every fixture; the bytes sent are always the fixture's own.
+
+`ReplayServer` runs it on 127.0.0.1 (only) in a background thread, counts the
+clients that hung up before the end (`.disconnects`) and stops cleanly.
+`python -m streaming_lib serve` runs it in the foreground.
+
+This module only sends: which pieces to send, when, and which faults a request
+asks for are decided by the pure functions of `replay_plan.py`.
+
+Deliberately not handled: what the request asks for (model, messages, tools are
+ignored: the answer is always the fixture), API keys, HTTP/2.
+
+    >>> import httpx
+    >>> with ReplayServer("fixture", pace=0.001) as server:
+    ...     reply = httpx.post(server.url + "/v1/messages", json={"stream": False})
+    >>> reply.json()["stop_reason"], reply.headers["request-id"]
+    ('tool_use', 'req_replay_0001')
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import socket
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+from starlette.types import Message, Receive, Scope, Send
+
+from ..accumulator import accumulate
+from ..errors import APIStreamError, StreamError
+from ..tools.fixtures import read_fixture
+from .api import HOST, SSE_CONTENT_TYPE
+# What to send is planned in replay_plan.py; its names stay importable from here too.
+from .replay_plan import (  # noqa: F401
+    DEFAULT_PACE,
+    EVENT_END,
+    LINE_END,
+    MAX_SECONDS,
+    OPTIONS,
+    OVERLOADED,
+    count,
+    delays,
+    event_type,
+    fixture_name,
+    load_source,
+    options_from,
+    plan_body,
+    seconds,
+    split_events,
+)
+
+DEFAULT_PORT = 8765  # for `python -m streaming_lib serve`; ReplayServer picks a free one
+GRACE = 2  # seconds open streams get to finish when the server stops; then they are cut
+
+
+async def paced(
+    pieces: list[bytes], pace: float, first_token_delay: float, hold_open: float = 0.0
+) -> AsyncIterator[bytes]:
+    """Yield `pieces` `pace` seconds apart, the first content_block_delta `first_token_delay`
+    later still; then wait `hold_open` seconds before the body ends (or is cut).
+
+    A client hanging up cancels the wait: Starlette stops the body as soon as
+    it hears the disconnect, so the server counts it (`Counters.disconnects`).
+    """
+    for number, (piece, delay) in enumerate(zip(pieces, delays(pieces, pace, first_token_delay))):
+        if number or delay:
+            await asyncio.sleep(delay)
+        yield piece
+    if hold_open:
+        await asyncio.sleep(hold_open)  # a proxy keeping the connection after the last event
+
+
+@dataclass
+class Counters:
+    """What the server saw, read by tests and notebooks (written only by the server's thread)."""
+
+    requests: int = 0
+    disconnects: int = 0  # streams whose client hung up before the last byte
+
+
+class ReplayResponse(StreamingResponse):
+    """A `StreamingResponse` that counts clients hanging up early, and can hang up itself.
+
+    Starlette already listens for `http.disconnect` while it streams, and stops
+    streaming when it comes; we only count it. To hang up, we never send the
+    final empty body message: uvicorn then closes the connection with the
+    body unfinished, which is what a dropped connection looks like to a client.
+    """
+
+    def __init__(
+        self, pieces: AsyncIterator[bytes], *, hang_up: bool, counters: Counters, headers: dict[str, str]
+    ) -> None:
+        super().__init__(pieces, headers=headers)
+        self.hang_up, self.counters = hang_up, counters
+        self.finished = False  # every piece was handed to the server
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except asyncio.CancelledError:
+            # The server is stopping and this stream outlived its grace period
+            # (or a second Ctrl-C came). Ending here is all uvicorn asked for: it
+            # then closes the connection, and the client sees a cut stream.
+            # Raising on would only make uvicorn print a traceback.
+            pass
+
+    async def stream_response(self, send: Send) -> None:
+        if self.hang_up:
+            send = without_end_of_body(send)
+        await super().stream_response(send)
+        self.finished = True
+
+    async def listen_for_disconnect(self, receive: Receive) -> None:
+        await super().listen_for_disconnect(receive)
+        if not self.finished:
+            self.counters.disconnects += 1
+
+
+def without_end_of_body(send: Send) -> Send:
+    """`send`, except that the message ending the body is swallowed."""
+
+    async def send_all_but_the_end(message: Message) -> None:
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            return
+        await send(message)
+
+    return send_all_but_the_end
+
+
+def read_options(request: Request) -> dict[str, Any]:
+    """The fault options of one request (dict, only those given); raises ValueError on a bad value."""
+    return options_from(request.query_params, request.headers)
+
+
+class ASCIIJSONResponse(JSONResponse):
+    """A `JSONResponse` written with `\\u` escapes for everything beyond ASCII.
+
+    Starlette writes raw UTF-8, which cannot hold a lone UTF-16 surrogate: a
+    str with one (a stream whose deltas split a pair, or an error message
+    quoting one) would raise UnicodeEncodeError, and the client get a 500.
+    Escaped, every str is valid JSON (RFC 8259, section 7, allows a lone
+    surrogate escape), and decodes to the same str.
+    """
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+
+def api_error(
+    status: int, error_type: str, message: str, request_id: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    """An error response shaped like the API's (JSON with `type: error`)."""
+    body = {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
+    return ASCIIJSONResponse(body, status_code=status, headers={**(headers or {}), "request-id": request_id})
+
+
+def build_app(source: bytes, *, pace: float = DEFAULT_PACE, counters: Counters | None = None) -> Starlette:
+    """The ASGI app replaying `source` (the raw bytes of a stream) on `POST /v1/messages`.
+
+    Raises ValueError if `pace` is not a number of seconds from 0 to MAX_SECONDS.
+    """
+    counters = counters if counters is not None else Counters()
+    pace = seconds(pace)
+
+    def new_request_id() -> str:
+        counters.requests += 1
+        return f"req_replay_{counters.requests:04d}"  # deterministic: one number per request
+
+    async def messages(request: Request) -> Response:
+        request_id = new_request_id()
+        try:
+            body = await request.json()
+            options = read_options(request)
+        except ValueError as error:  # json.JSONDecodeError is a ValueError too
+            return api_error(400, "invalid_request_error", str(error), request_id)
+        raw = read_fixture(options["fixture"]) if "fixture" in options else source
+
+        if not (isinstance(body, dict) and body.get("stream")):
+            try:
+                return ASCIIJSONResponse(accumulate(raw), headers={"request-id": request_id})
+            except APIStreamError as error:
+                status = 529 if error.error_type == "overloaded_error" else 500
+                return api_error(status, error.error_type or "api_error", error.error_message, request_id)
+            except StreamError as error:
+                return api_error(500, "api_error", str(error), request_id)
+
+        pieces, hang_up = plan_body(raw, error_after=options.get("error_after"), drop_at=options.get("drop_at"))
+        headers = {
+            "content-type": SSE_CONTENT_TYPE,
+            "cache-control": "no-cache",
+            "request-id": request_id,
+        }
+        if options.get("x_accel_buffering"):
+            headers["x-accel-buffering"] = options["x_accel_buffering"]
+        body_pieces = paced(
+            pieces, options.get("pace", pace), options.get("first_token_delay", 0.0), options.get("hold_open", 0.0)
+        )
+        return ReplayResponse(body_pieces, hang_up=hang_up, counters=counters, headers=headers)
+
+    async def elsewhere(request: Request, error: Exception) -> Response:
+        """Starlette's 404 (no such path) and 405 (no such method), as the API's JSON errors."""
+        assert isinstance(error, HTTPException)
+        kind = "not_found_error" if error.status_code == 404 else "invalid_request_error"
+        message = f"{request.method} {request.url.path}: {error.detail} (the replay server answers POST /v1/messages)"
+        return api_error(error.status_code, kind, message, new_request_id(), headers=error.headers)
+
+    routes = [Route("/v1/messages", messages, methods=["POST"])]
+    app = Starlette(routes=routes, exception_handlers={404: elsewhere, 405: elsewhere})
+    app.state.counters = counters
+    return app
+
+
+class _HushDeliberateHangUps(logging.Filter):
+    """uvicorn reports an unfinished body as an application error; ours are on purpose."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "ASGI callable returned without completing response."
+
+
+HUSH = _HushDeliberateHangUps()
+
+
+class ReplayServer:
+    """The replay server on a free port of 127.0.0.1, in a background thread.
+
+    Use it as a context manager; inside, `.url` is `http://127.0.0.1:PORT`,
+    `.requests` and `.disconnects` count what the server saw. On exit the server
+    stops, its thread ends and its socket is closed.
+
+        with ReplayServer("fixture", pace=0.02) as server:
+            client = anthropic.Anthropic(base_url=server.url, api_key="test")
+    """
+
+    def __init__(self, fixture: str | Path | bytes = "fixture", *, pace: float = DEFAULT_PACE, port: int = 0) -> None:
+        self.counters = Counters()
+        self.app = build_app(load_source(fixture), pace=pace, counters=self.counters)
+        self.port = port
+        self.url = ""
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def requests(self) -> int:
+        return self.counters.requests
+
+    @property
+    def disconnects(self) -> int:
+        return self.counters.disconnects
+
+    def start(self) -> ReplayServer:
+        # We bind the socket ourselves (port 0: the OS picks a free one), so the
+        # port is known before uvicorn starts and no other process can take it.
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((HOST, self.port))
+        self.port = listener.getsockname()[1]
+        self.url = f"http://{HOST}:{self.port}"
+        config = uvicorn.Config(
+            self.app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=GRACE
+        )
+        logging.getLogger("uvicorn.error").addFilter(HUSH)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [listener]}, name=f"replay-server-{self.port}", daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                listener.close()
+                raise RuntimeError("the replay server did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        """Stop serving (open streams get GRACE seconds to finish), join the thread; uvicorn closes the socket."""
+        if self._server is None or self._thread is None:
+            return
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+        self._server = self._thread = None
+
+    def wait_for_disconnects(self, count: int = 1, timeout: float = 2.0) -> bool:
+        """Wait until the server has seen `count` early disconnects; True if it did in time.
+        (The server learns of a closed connection a moment after the client closes it.)"""
+        deadline = time.monotonic() + timeout
+        while self.disconnects < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.disconnects >= count
+
+    def __enter__(self) -> ReplayServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def serve(fixture: str | Path = "fixture", *, port: int = DEFAULT_PORT, pace: float = DEFAULT_PACE) -> int:
+    """The `serve` command: replay `fixture` on 127.0.0.1:`port` until Ctrl-C; returns the exit status.
+
+    On Ctrl-C, open streams get GRACE seconds to finish before they are cut.
+    """
+    try:
+        source = load_source(fixture)
+    except (OSError, ValueError) as error:
+        print(f"Cannot replay {fixture}: {error}", file=sys.stderr)
+        return 2
+    app = build_app(source, pace=pace)
+    url = f"http://{HOST}:{port}"
+    print(f"Replaying {fixture} on {url} ({pace} s between events). Try:")
+    print(f"  curl -N {url}/v1/messages -d '{json.dumps({'stream': True})}'")
+    print(f"  curl -N '{url}/v1/messages?error_after=5' -d '{json.dumps({'stream': True})}'")
+    print(f"  ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY=test python your_script.py")
+    logging.getLogger("uvicorn.error").addFilter(HUSH)
+    uvicorn.run(app, host=HOST, port=port, log_level="info", lifespan="off", timeout_graceful_shutdown=GRACE)
+    return 0

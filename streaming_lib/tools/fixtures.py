@@ -1,0 +1,41 @@
+"""Where the course's hand-made streams live, and how to read them.
+
+Each fixture is `NAME.sse`: the raw bytes of one Messages API stream. Beside it,
+`NAME.sdk.json` holds the real SDK's verdict on those bytes (see `sdk.py`).
+Shared by tests, notebooks, the stepper, the replay server and the trace command.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _find_fixtures() -> Path:
+    # Installed from a wheel, the fixtures are packaged inside the package;
+    # in a clone (or an editable install) they are the repo's `fixtures/`.
+    package = Path(__file__).resolve().parents[1]  # streaming_lib/, this module being in streaming_lib/tools/
+    packaged = package / "fixture_data"
+    return packaged if packaged.is_dir() else package.parent / "fixtures"
+
+
+FIXTURES_DIR = _find_fixtures()
+MAIN_FIXTURE = FIXTURES_DIR / "fixture.sse"
+
+
+def fixture_names(directory: Path = FIXTURES_DIR) -> list[str]:
+    """Names (str, without `.sse`) of every fixture in `directory`, sorted."""
+    return sorted(path.stem for path in directory.glob("*.sse"))
+
+
+def read_fixture(name: str = "fixture", directory: Path = FIXTURES_DIR) -> bytes:
+    """The raw bytes of fixture `name` (for example "fixture" or "text_only")."""
+    return (directory / f"{name}.sse").read_bytes()
+
+
+def chunked(raw: bytes, size: int) -> list[bytes]:
+    """`raw` cut into chunks of `size` bytes (the last may be shorter).
+
+    >>> chunked(b"abcde", 2)
+    [b'ab', b'cd', b'e']
+    """
+    return [raw[i : i + size] for i in range(0, len(raw), size)]

@@ -1,0 +1,244 @@
+"""The trace command: one row per event, showing what each stage made of it.
+
+    python -m streaming_lib trace [FILE] [--chunk-size N] [--sdk]
+
+A front end: it only reads the stages' state, it decides nothing itself.
+For each event it prints its number, name, `[index]`, the delta as received
+(cut to its column), and then what the event did to its block:
+
+- a text (or thinking) delta: what it added and the running length
+  (`+3 chars, 21 so far`), then the end of the text so far (at most
+  `TAIL_CHARS` characters);
+- a tool block's `input_json_delta`: the same counts, whether `json.loads`
+  accepts the buffer yet (✘/✔), and what the fragment changed in the partial
+  input (`input["path"] += "ca"`), from the accumulator's incremental parser;
+- `content_block_stop`: the block's length, or the tool input it parsed to;
+- `message_delta`: `stop_reason` and `output_tokens`.
+
+Every row costs what its event brought (a block's stop: that block, once),
+never the length of the stream so far: `block_progress.Progress` keeps the counts,
+no text is re-joined and no JSON re-parsed per row. A row is at most
+`ROW_COLUMNS` terminal columns wide, so a 2 MB text stream prints about 2 MB
+of trace, a short row per event. A stream that fails prints the error and the
+partial message instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Callable, Iterator
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+from ..accumulator import MessageAccumulator
+from ..events import decode_event
+from ..errors import StreamError
+from ..lines import LineDecoder
+from ..partial_json import AppendString, Change, SetValue
+from .block_progress import TAIL_CHARS, BlockProgress, Progress
+from ..sse import SSEDecoder
+
+COLUMNS = (4, 20, 5, 37)  # widths of: number, event, [index], delta (the state follows)
+STATE_COLUMNS = 100  # the state column is cut (with "…") past this many terminal columns
+ROW_COLUMNS = sum(size + 1 for size in COLUMNS) + STATE_COLUMNS
+CHANGE_CHARS = 24  # characters of a string shown in one change (input["content"] += "…")
+
+
+def width(text: str) -> int:
+    """Columns `text` takes in a terminal: CJK characters take two."""
+    if text.isascii():
+        return len(text)
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def cut(text: str, size: int) -> str:
+    """`text` cut to at most `size` terminal columns, its end replaced by "…" if cut.
+
+    >>> cut("找到原因了", 7)
+    '找到原…'
+    """
+    if text.isascii():
+        return text if len(text) <= size else text[: size - 1] + "…"
+    used = 0
+    for end, char in enumerate(text):
+        used += 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        if used > size - 1 and end < len(text) - 1 or used > size:
+            return text[:end] + "…"
+    return text
+
+
+def cell(text: Any, size: int) -> str:
+    """`text` (a value that is not a str is shown as JSON) cut or padded to `size` terminal columns, then one space."""
+    text = cut(printable(text) if isinstance(text, str) else show(text), size)
+    return text + " " * (size - width(text) + 1)
+
+
+def show(value: Any) -> str:
+    return printable(json.dumps(value, ensure_ascii=False))
+
+
+def printable(text: str) -> str:
+    """`text` with any lone surrogate (valid in JSON's \\u escapes, not in UTF-8) written as its escape."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def shown_start(text: str, chars: int) -> str:
+    """`text` as JSON, only its first `chars` characters (then "…"): the cost stays `chars` whatever its length."""
+    return show(text[:chars]) + ("…" if len(text) > chars else "")
+
+
+def describe_delta(event: dict[str, Any]) -> str:
+    """The part of an event worth showing in the delta column (at most a column's worth of each value)."""
+    kind = event.get("type")
+    if kind == "content_block_delta":
+        delta = dict(event["delta"])
+        delta.pop("type", None)
+        return " ".join(shown_start(v, COLUMNS[3]) if isinstance(v, str) else show(v) for v in delta.values())
+    if kind == "content_block_start":
+        return event["content_block"].get("type", "?")
+    if kind == "message_start":
+        return event["message"].get("id", "")
+    if kind == "message_delta":
+        return show(event.get("delta", {}))
+    return ""
+
+
+def path_text(path: tuple) -> str:
+    """A path in the tool input, as Python would index it: ("files", 0) -> 'input["files"][0]'."""
+    return "input" + "".join(f"[{show(key)}]" for key in path)
+
+
+def describe_change(change: Change) -> str | None:
+    """What a change did to the partial input, short ('input["path"] += "ca"'); None for the
+    changes a reader need not see (a new empty string, list or object; a value that ended)."""
+    if isinstance(change, AppendString):
+        return f"{path_text(change.path)} += {shown_start(change.text, CHANGE_CHARS)}"
+    if isinstance(change, SetValue) and not isinstance(change.value, (str, list, dict)):
+        return f"{path_text(change.path)} = {show(change.value)}"
+    return None
+
+
+def counts(block: BlockProgress) -> str:
+    return f"+{block.added:,} chars, {block.length:,} so far"
+
+
+def running_text(block: BlockProgress) -> str:
+    """The end of a text block so far: all of it if short, else "…" and its last TAIL_CHARS characters."""
+    return ("…" if block.length > len(block.tail) else "") + show(block.tail)
+
+
+def describe_state(acc: MessageAccumulator, event: dict[str, Any], progress: Progress) -> str:
+    """What `event` did to the message, for the state column (before it is cut to STATE_COLUMNS)."""
+    kind, index = event.get("type"), event.get("index")
+    if kind == "message_delta":
+        usage, reason = acc.message.get("usage"), acc.message.get("stop_reason")  # type: ignore[union-attr]
+        tokens = usage.get("output_tokens") if isinstance(usage, dict) else None
+        reason = printable(reason) if isinstance(reason, str) else reason if reason is None else show(reason)
+        return f"stop_reason={reason} output_tokens={tokens}"
+    block = progress.blocks.get(index) if kind in ("content_block_delta", "content_block_stop") else None
+    if block is None:
+        return ""
+    if block.kind == "tool":
+        if kind == "content_block_stop":
+            return "input: " + show(acc.message["content"][index].get("input"))  # type: ignore[index]
+        parser = acc.input_parsers[index]
+        if parser.error is not None:
+            verdict = f"✘ not JSON: {parser.error}"
+        elif block.ended and not block.parses:
+            verdict = "✘ not JSON: more text after the value"
+        else:
+            verdict = "✔ parses" if block.parses else "✘ not JSON yet"
+        changes = filter(None, map(describe_change, acc.input_changes[:16]))  # more would be cut anyway
+        return " · ".join([counts(block), verdict, *changes])
+    if block.kind in ("text", "thinking"):
+        if kind == "content_block_stop":
+            return f"{block.kind} done, {block.length:,} chars: {running_text(block)}"
+        return f"{block.kind} {counts(block)}: {running_text(block)}"
+    return ""
+
+
+def chunks_of(raw: bytes, size: int) -> Iterator[bytes]:
+    """`raw` in chunks of `size` bytes, one at a time (a list of them all would hold the stream twice)."""
+    for start in range(0, len(raw), size):
+        yield raw[start : start + size]
+
+
+def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], None] = print) -> MessageAccumulator:
+    """Print the trace of stream `raw` (bytes) delivered in `chunk_size`-byte chunks.
+
+    Returns the accumulator; raises the `StreamError` that ended the stream,
+    after printing it and the partial message.
+    """
+    lines, sse, acc, progress = LineDecoder(), SSEDecoder(), MessageAccumulator(), Progress()
+    out("".join(cell(h, w) for h, w in zip(("#", "event", "idx", "delta"), COLUMNS)) + "state")
+    try:
+        for chunk in chain(chunks_of(raw, chunk_size or max(len(raw), 1)), [None]):
+            if acc.complete:
+                break  # as `accumulate`: the message ended at message_stop; what follows is not read
+            new_lines = lines.feed(chunk) if chunk is not None else lines.flush()
+            for line in new_lines:
+                if acc.complete:
+                    break
+                dispatched = sse.feed_line(line)
+                event = None if dispatched is None else decode_event(dispatched, acc.event_number + 1)
+                if event is None:
+                    continue
+                acc.feed(event)
+                progress.follow(acc, event)
+                index = f"[{event['index']}]" if "index" in event else ""
+                row = (str(acc.event_number), event.get("type", "?"), index, describe_delta(event))
+                state = cut(describe_state(acc, event, progress), STATE_COLUMNS)
+                out(("".join(cell(text, w) for text, w in zip(row, COLUMNS)) + state).rstrip())
+        acc.final_message()
+    except StreamError as error:
+        acc.fill_partial(error)
+        out("")
+        out(f"{type(error).__name__}: {error}")
+        out("partial message: " + printable(json.dumps(error.partial, ensure_ascii=False, indent=2)))
+        raise
+    return acc
+
+
+def run(path: Path, *, chunk_size: int | None, with_sdk: bool, out: Callable[[str], None] = print) -> int:
+    """The `trace` command: returns the exit status (0 ok, 1 stream error or SDK mismatch)."""
+    raw = path.read_bytes()
+    try:
+        acc = trace(raw, chunk_size=chunk_size, out=out)
+    except StreamError:
+        if with_sdk:
+            from .sdk import sdk_verdict  # the SDK only checks, and loads only when asked
+
+            verdict = sdk_verdict(raw)
+            if "error" in verdict:
+                said = "raises {class}: {message}".format(**verdict["error"])
+            else:
+                said = f"returns a message with stop_reason {show(verdict['message'].get('stop_reason'))}"
+            out(f"the SDK, on the same bytes, {said}")
+        return 1
+    for index in acc.incomplete_blocks():
+        out(f"⚠ block {index} is incomplete: no content_block_stop, or an input that is not a JSON object")
+    for index in sorted(acc.input_parsers):  # every block whose input streamed: the calls
+        verdict = acc.tool_call_verdict(index)
+        out(f"{'✔ may run' if verdict.runnable else '✘ may not run'}: {verdict.reason}")
+    if not with_sdk:
+        return 0
+    from .sdk import compare_messages, sdk_verdict
+
+    verdict = sdk_verdict(raw)
+    if "error" in verdict:  # we finished the message where the SDK did not
+        out("✘ the SDK, on the same bytes, raises {class}: {message}".format(**verdict["error"]))
+        return 1
+    ours, theirs = acc.final_message(), verdict["message"]
+    for block in theirs["content"]:
+        if "input" in block:
+            out(f"SDK tool input ({block.get('name')}): {show(block['input'])}")
+    differences = compare_messages(ours, theirs)
+    if differences:
+        out("✘ the hand-built message differs from the SDK's:")
+        for line in differences:
+            out("  " + line)
+        return 1
+    out("✔ the hand-built message equals the SDK's final message")
+    return 0
