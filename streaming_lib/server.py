@@ -68,7 +68,7 @@ from starlette.types import Message, Receive, Scope, Send
 from .accumulator import accumulate
 from .errors import APIStreamError, StreamError
 from .fixtures import fixture_names, read_fixture
-from .sse import iter_sse
+from .fast import iter_sse
 
 HOST = "127.0.0.1"  # the replay server never listens beyond this machine
 DEFAULT_PACE = 0.02  # seconds between events: about 50 events a second, like a fast model

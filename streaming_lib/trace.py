@@ -32,7 +32,8 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from .accumulator import MessageAccumulator, decode_event
+from .accumulator import MessageAccumulator
+from .events import decode_event
 from .errors import StreamError
 from .lines import LineDecoder
 from .partial_json import AppendString, Change, SetValue
@@ -181,7 +182,7 @@ def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], Non
                 if acc.complete:
                     break
                 dispatched = sse.feed_line(line)
-                event = None if dispatched is None else decode_event(dispatched, acc.event_number + 1)
+                event = None if dispatched is None else decode_event(dispatched, acc.next_event_number)
                 if event is None:
                     continue
                 acc.feed(event)

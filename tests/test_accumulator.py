@@ -19,7 +19,7 @@ from streaming_lib import (
     accumulate,
     iter_sse,
 )
-from streaming_lib.accumulator import load_json
+from streaming_lib.events import load_json
 from streaming_lib.fixtures import chunked, read_fixture
 
 CALC_INPUT = {"path": "calc.py", "content": "def add(a, b):\n    return a + b\n"}
@@ -283,7 +283,7 @@ def test_bytes_that_end_before_message_stop_raise_incomplete_with_the_partial_me
     raw = read_fixture()
     cut = raw[: raw.index(b"event: message_delta")]
     with pytest.raises(IncompleteStreamError) as caught:
-        accumulate(cut)
+        accumulate(cut, keep_events=True)
     partial = caught.value.partial
     assert partial["content"][1]["input"] == CALC_INPUT and partial["stop_reason"] is None
     assert len(caught.value.events) == 16 and caught.value.events[0]["type"] == "message_start"
@@ -506,7 +506,7 @@ END = [message_delta(output_tokens=3), {"type": "message_stop"}]
 def test_an_error_event_with_empty_data_still_raises():
     raw = sse_bytes(*TEXT_STREAM) + b"event: error\ndata:\n\n" + sse_bytes(*END)
     with pytest.raises(APIStreamError, match="event 5: an error event with no details") as caught:
-        accumulate(raw)
+        accumulate(raw, keep_events=True)
     assert caught.value.partial["content"] == [{"type": "text", "text": "hi"}] and len(caught.value.events) == 5
 
 
@@ -525,7 +525,7 @@ def test_event_data_nested_too_deep_is_a_data_error_not_a_crash(depth, head):
     data = json.dumps(container).replace('"X"', "[" + head + "[" * (depth - 1) + "]" * depth)
     raw = sse_bytes(*TEXT_STREAM) + f"event: message_delta\ndata: {data}\n\n".encode() + sse_bytes(*END)
     with pytest.raises(EventDataError, match="event 5 .*nested inside more than 200 lists or objects") as caught:
-        accumulate(raw)
+        accumulate(raw, keep_events=True)
     assert caught.value.partial["content"] == [{"type": "text", "text": "hi"}] and len(caught.value.events) == 4
 
 

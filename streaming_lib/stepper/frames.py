@@ -51,7 +51,8 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, overload
 
-from ..accumulator import MessageAccumulator, decode_event
+from ..accumulator import MessageAccumulator
+from ..events import decode_event
 from ..errors import StreamError
 from ..lines import LineDecoder
 from ..partial_json import PartialJSONError
@@ -299,7 +300,7 @@ class _Run:
         or comes after `message_stop` (as `accumulate`, the stepper reads nothing after it)."""
         if self.acc.complete:
             return False
-        event = decode_event(dispatched, self.acc.event_number + 1)
+        event = decode_event(dispatched, self.acc.next_event_number)
         if event is None:
             return False
         self.acc.feed(event)
