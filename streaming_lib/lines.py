@@ -42,8 +42,10 @@ BOM = b"\xef\xbb\xbf"  # U+FEFF encoded as UTF-8
 # Line-ending bytes as ints: `LF in chunk` with an int is a plain byte search,
 # several times faster than with b"\n" (measured), and it runs once per chunk.
 LF, CR = 0x0A, 0x0D
-LINE_END = re.compile("\r\n|\r|\n")
-LINE_END_BYTES = re.compile(b"\r\n|\r|\n")
+# A line ending, as the WHATWG stream grammar defines it: CRLF, a lone LF or a
+# lone CR (the longest first, so a CRLF is one ending). For bytes and for str.
+LINE_END_BYTES = re.compile(rb"\r\n|\r|\n")
+LINE_END = re.compile(LINE_END_BYTES.pattern.decode())
 # The longest line a decoder takes unless told otherwise, in bytes.
 MAX_LINE_BYTES = 16 * 2**20
 
