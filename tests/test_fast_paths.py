@@ -8,7 +8,7 @@ errors must be the ones the stages give one call at a time.
 """
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from streaming_lib import (
@@ -105,7 +105,6 @@ api_streams = st.lists(st.tuples(st.sampled_from(API_PIECES + [b""] * 8),
                        max_size=30).map(lambda pairs: b"".join(piece + end for piece, end in pairs))
 
 
-@settings(max_examples=600, deadline=None)
 @given(st.data(), st.booleans(), limits)
 def test_iter_events_gives_the_events_and_errors_of_decode_event(data, strict, limit):
     raw = data.draw(api_streams)
@@ -125,21 +124,18 @@ def test_iter_events_numbers_events_as_the_accumulator_will():
     assert error.value.event_number == 3
 
 
-@settings(max_examples=600, deadline=None)
 @given(chunkings(), st.booleans(), limits)
 def test_iter_lines_gives_the_lines_and_errors_of_feed(stream, strict, limit):
     raw, chunks = stream
     assert run(lambda: iter_lines(chunks, strict=strict, max_line_bytes=limit)) == run(lambda: staged_lines(chunks, strict, limit))
 
 
-@settings(max_examples=600, deadline=None)
 @given(chunkings(), st.booleans(), limits)
 def test_iter_sse_gives_the_events_and_errors_of_feed_line(stream, strict, limit):
     raw, chunks = stream
     assert run(lambda: iter_sse(chunks, strict=strict, max_event_bytes=limit)) == run(lambda: staged_events(chunks, strict, limit))
 
 
-@settings(max_examples=300, deadline=None)
 @given(chunkings(), st.booleans(), limits)
 def test_the_same_bytes_in_one_chunk_or_many_give_the_same_events_and_errors(stream, strict, limit):
     raw, chunks = stream
@@ -147,7 +143,6 @@ def test_the_same_bytes_in_one_chunk_or_many_give_the_same_events_and_errors(str
     assert run(lambda: staged_events(chunks, strict, limit)) == run(lambda: staged_events([raw], strict, limit))
 
 
-@settings(max_examples=300, deadline=None)
 @given(chunkings(), limits)
 def test_feed_each_yields_what_feed_returns_chunk_by_chunk(stream, limit):
     raw, chunks = stream
@@ -161,7 +156,6 @@ def test_feed_each_yields_what_feed_returns_chunk_by_chunk(stream, limit):
     assert run(lambda: LineDecoder(max_line_bytes=limit).feed_each(chunks)) == run(fed_one_by_one)
 
 
-@settings(max_examples=600, deadline=None)
 @given(chunkings(), st.booleans())
 def test_feed_each_without_decoding_gives_the_same_lines_as_utf_8_bytes(stream, strict):
     raw, chunks = stream
