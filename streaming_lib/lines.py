@@ -15,7 +15,8 @@ raised before the line is held whole, so a stream that never sends a line
 ending cannot fill memory.
 
 Deliberately not handled here: anything about SSE fields (`event:`, `data:`);
-that is `sse.py`'s job. This module knows only bytes and line endings.
+that is `sse.py`'s job. This module knows only bytes and line endings. The
+speed path for a whole stream (`LineDecoder.feed_each`) is `fast.feed_each`.
 
     >>> decoder = LineDecoder()
     >>> decoder.feed(b"data: \\xe5\\x8e")      # ends inside the character 原

@@ -26,6 +26,10 @@ a high one at the very end waits for what follows.  The accumulator's strict par
 the block's stop (``load_json(..., lone_surrogates="replace")``) reads them the same
 way, so the preview and the final input agree.
 
+Strings and their escapes are decoded by ``partial_json_strings.py``; most string
+fragments are read in one call by ``fast.scan_string``.  What is left here is the
+grammar: the states, and the stack of open lists and dicts.
+
 Non-goals: bytes input; jiter's other options (Decimal floats, duplicate-key errors);
 byte or line/column positions (offsets count characters); several documents per stream.
 """
@@ -38,7 +42,8 @@ from typing import Any, Union
 
 from .events import JITER_MAX_DEPTH
 from .fast import scan_string
-from .partial_json_strings import ESCAPES, STRING_STOP, SURROGATE, PartialJSONError, decode_escape
+from .partial_json_strings import ESCAPES, STRING_STOP, PartialJSONError, decode_escape
+from .partial_json_strings import SURROGATE  # noqa: F401 (still importable from here)
 
 MAX_INT_DIGITS = 4300   # jiter, like Python's int(), rejects longer integers
 
