@@ -15,12 +15,12 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from . import decode, frontends, pipeline, preview
+from . import decode, frontends, overhead, pipeline, preview
 from .plots import plot_decode, plot_preview
 from .report import targets, text
 from .streams import KiB, MiB
 RESULTS_DIR = Path(__file__).parent / "results"
-NAMES = ("preview", "pipeline", "decode", "frontends")
+NAMES = ("preview", "pipeline", "decode", "frontends", "overhead")
 
 
 @dataclass
@@ -32,6 +32,8 @@ class Settings:
     decode_size: int = 5 * MiB
     chunk_sizes: list[int] = field(default_factory=lambda: list(decode.CHUNK_SIZES))
     frontend_sizes: list[int] = field(default_factory=lambda: [64 * KiB, 256 * KiB, MiB])
+    overhead_sizes: list[int] = field(default_factory=lambda: [256 * KiB, MiB, 4 * MiB])
+    overhead_repeats: int = 15  # runs of 10 to 200 ms: many, so that the best escapes the load
     repeats: int = 5           # runs per contender; the best one counts
     repeats_1_byte: int = 2    # 1-byte chunks are slow: fewer runs
     sdk_budget: float = 240.0  # seconds: a slower SDK run is extrapolated instead
@@ -39,6 +41,7 @@ class Settings:
 
 FULL = Settings()
 QUICK = Settings(pipeline_size=256 * KiB, decode_size=MiB, frontend_sizes=[16 * KiB, 64 * KiB, 256 * KiB],
+                 overhead_sizes=[64 * KiB, 256 * KiB, MiB], overhead_repeats=5,
                  repeats=2, repeats_1_byte=1, sdk_budget=2.0)
 
 
@@ -97,6 +100,8 @@ def _run(settings: Settings, names: tuple[str, ...], log: Any, started: float) -
                                        repeats_1_byte=settings.repeats_1_byte, log=log)
     if "frontends" in names:
         results["frontends"] = frontends.run(settings.frontend_sizes, repeats=min(settings.repeats, 3), log=log)
+    if "overhead" in names:
+        results["overhead"] = overhead.run(settings.overhead_sizes, repeats=settings.overhead_repeats, log=log)
     results["load_average_at_end"] = [round(load, 2) for load in os.getloadavg()]
     results["elapsed_s"] = time.perf_counter() - started
     results["targets"] = targets(results)

@@ -81,6 +81,22 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 value = slopes[f"{name}_{worst}_{measure}"]
                 add(f"{number}. {name}: log-log slope of {what}, {span}", "<= 1.1", value, value <= 1.1,
                     f"the higher of the text and tool streams: {worst}")
+    overhead = results.get("overhead")
+    if overhead:
+        rows = overhead["rows"]
+        worst = max(rows, key=lambda row: row["accumulate_s"] / row["lower_bound_s"])
+        ratio = worst["accumulate_s"] / worst["lower_bound_s"]
+        add("7. accumulate vs the lower bound, every size", "<= 1.2x", ratio, ratio <= 1.2,
+            f"highest on the {worst['stream']} stream at {size_text(worst['size'])}")
+        measured = {kind: value for kind, value in overhead["slopes"].items() if value is not None}
+        if measured:
+            kind = max(measured, key=measured.get)  # type: ignore[arg-type]
+            add("7. accumulate: log-log slope of time", "<= 1.05", measured[kind], measured[kind] <= 1.05,
+                f"the higher of the text and tool streams: {kind}")
+        memory = max(rows, key=lambda row: row["accumulate_peak_bytes"] / row["stream_bytes"])
+        times = memory["accumulate_peak_bytes"] / memory["stream_bytes"]
+        add("7. accumulate: peak memory / stream size", "<= 2.5x", times, times <= 2.5,
+            f"highest on the {memory['stream']} stream at {size_text(memory['size'])}")
     return found
 
 
@@ -143,6 +159,22 @@ def text(results: dict[str, Any]) -> str:
             out.append("log-log slopes (time, memory): " + ", ".join(
                 f"{name} on {kind} {slopes[f'{name}_{kind}_time']:.2f}, {slopes[f'{name}_{kind}_memory']:.2f}"
                 for name in ("trace", "stepper") for kind in ("text", "tool")))
+        out.append("")
+    overhead = results.get("overhead")
+    if overhead:
+        out.append(f"7. accumulate against the lower bound (lines split, json.loads per data line, texts joined; "
+                   f"{size_text(overhead['rows'][0]['chunk_bytes'])} chunks)")
+        rows = [[row["stream"], size_text(row["size"]), f"{row['stream_bytes'] / 1e6:.1f} MB",
+                 seconds_text(row["lower_bound_s"]), seconds_text(row["accumulate_s"]),
+                 f"{row['accumulate_s'] / row['lower_bound_s']:.2f}x",
+                 f"{row['accumulate_peak_bytes'] / 1e6:.1f} MB",
+                 f"{row['accumulate_peak_bytes'] / row['stream_bytes']:.2f}x"] for row in overhead["rows"]]
+        out.append(_table(["stream", "size", "bytes", "lower bound", "accumulate", "ratio",
+                           "peak memory", "/ stream"], rows))
+        slopes = overhead["slopes"]
+        if all(value is not None for value in slopes.values()):
+            out.append("log-log slope of accumulate's time: " + ", ".join(
+                f"{kind} {value:.2f}" for kind, value in slopes.items()))
         out.append("")
     out.append("Targets")
     for target in results.get("targets") or targets(results):

@@ -5,7 +5,9 @@ The pipeline, at the top of the package, in the order the notebooks build it:
     bytes -> LineDecoder (lines.py) -> SSEDecoder (sse.py) -> decode_event (events.py)
           -> MessageAccumulator (accumulator.py) -> message (dict)
 
-`iter_sse` and `iter_events` run the first stages in one loop, for speed.
+`iter_lines`, `iter_sse` and `iter_events` here are the speed paths of
+`fast.py`: the same results as the plain stages, faster.
+
 `partial_json.py` previews tool input while it streams (display only);
 `tool_calls.py` says whether a finished tool call may run, and why;
 `aio.py` runs the same stages over an async byte stream (`aiter_events`, `aaccumulate`);
@@ -24,7 +26,7 @@ The old paths of the moved modules (`streaming_lib.server`, `streaming_lib.fixtu
 
 from .accumulator import MessageAccumulator, accumulate
 from .aio import aaccumulate, aiter_events
-from .events import decode_event, iter_events
+from .events import decode_event
 from .errors import (
     APIStreamError,
     EventDataError,
@@ -36,9 +38,10 @@ from .errors import (
     StreamTimeoutError,
     ToolInputJSONError,
 )
-from .lines import LineDecoder, iter_lines
+from .fast import iter_events, iter_lines, iter_sse
+from .lines import LineDecoder
 from .partial_json import PartialJSONError, PartialJSONParser, parse_partial_json
-from .sse import ServerSentEvent, SSEDecoder, iter_sse, parse_sse
+from .sse import ServerSentEvent, SSEDecoder, parse_sse
 from .tool_calls import ToolCallVerdict, tool_call_verdict
 
 __all__ = [

@@ -51,8 +51,10 @@ from .errors import (
     StreamError,
     ToolInputJSONError,
 )
-from .events import decode_event, iter_events, load_json  # noqa: F401 (decode_event: also imported from here)
-from .partial_json import SURROGATE, Change, PartialJSONError, PartialJSONParser
+from .events import load_json
+from .fast import iter_events
+from .partial_json import Change, PartialJSONError, PartialJSONParser
+from .partial_json_strings import SURROGATE
 from .sse import MAX_EVENT_BYTES
 from .tool_calls import CUT_OFF_STOP_REASONS, ToolCallVerdict, tool_call_verdict
 
@@ -97,7 +99,9 @@ class MessageAccumulator:
       was not a valid JSON object at its stop. Not raised there: the stop reason
       that explains it (`max_tokens`) comes later, so `final_message()` decides.
     - `tool_call_verdict(index)`: may that tool call run, and why (or why not).
-    - `event_number`: events fed so far (1-based numbers in errors).
+    - `event_number`: events fed so far (1-based numbers in errors);
+      `next_event_number`: the number the next event fed will have (what
+      `events.decode_event` must be told when decoding it).
 
     `feed(event)` raises the `StreamError` subclasses of `errors.py`.
     """
@@ -133,6 +137,13 @@ class MessageAccumulator:
                 parts[:] = ["".join(parts)]
             self._message["content"][index][field] = parts[0]  # type: ignore[index]
         return self._message
+
+    @property
+    def next_event_number(self) -> int:
+        """The 1-based number of the next event fed (int): events fed so far plus
+        one. Front ends that decode events one at a time pass it to
+        `decode_event`, so a decoding error and a feeding error count alike."""
+        return self.event_number + 1
 
     @property
     def json_buffers(self) -> dict[int, str]:
@@ -454,7 +465,7 @@ def _is_index(value: Any) -> bool:
 
 
 def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False,
-               max_event_bytes: int | None = MAX_EVENT_BYTES) -> dict[str, Any]:
+               max_event_bytes: int | None = MAX_EVENT_BYTES, keep_events: bool = False) -> dict[str, Any]:
     """The whole pipeline: bytes (one object, or an iterable of chunks) to the final message (dict).
 
     Reading stops at `message_stop`: the message is complete there, so the
@@ -468,7 +479,10 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False,
     caller's: leave the `with` block of the response.)
 
     Raises a `StreamError`; its `.partial` is the message so far and its
-    `.events` the decoded event dicts received before the failure. A
+    `.event_number` the number of the event at fault (or of the last one fed).
+    With `keep_events=True` its `.events` also lists the decoded event dicts
+    received before the failure; unless asked they are not kept (`.events` is
+    []), as they would cost about as much memory as the stream itself. A
     `StreamError` raised by `source` itself is completed the same way; an
     `IncompleteStreamError` from it (a chunk iterator over a connection that
     was cut or stalled, `network.body_chunks`) also gets the `.event_number`
@@ -485,10 +499,12 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False,
         raise TypeError("accumulate() takes the stream's bytes (or an iterable of byte chunks), not str")
     chunks = [source] if isinstance(source, (bytes, bytearray, memoryview)) else source
     acc = MessageAccumulator()
-    events: list[Any] = []
+    events: list[Any] = []  # filled only with keep_events=True
+    keep = events.append if keep_events else None
     with keep_partial(acc, events):
         for event in iter_events(chunks, strict=strict, max_event_bytes=max_event_bytes):
-            events.append(event)
+            if keep:
+                keep(event)
             acc.feed(event)
             if acc.complete:
                 break  # message_stop: the message is final; what follows is not read

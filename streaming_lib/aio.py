@@ -58,11 +58,15 @@ async def aiter_events(
 
 
 async def aaccumulate(
-    chunks: AsyncIterable[bytes], *, strict: bool = False, max_event_bytes: int | None = MAX_EVENT_BYTES
+    chunks: AsyncIterable[bytes],
+    *,
+    strict: bool = False,
+    max_event_bytes: int | None = MAX_EVENT_BYTES,
+    keep_events: bool = False,
 ) -> dict[str, Any]:
     """The final message (dict) of a stream given as async byte chunks: what
-    `accumulate(chunks)` returns for the same bytes, or the same `StreamError`
-    (with `.partial` and `.events`).
+    `accumulate(chunks, ...)` returns for the same bytes, or the same `StreamError`
+    (with `.partial`, and `.events` when `keep_events=True`).
 
     As `accumulate`, it stops reading at `message_stop` and asks for no chunk
     after it: a connection held open after the last event does not hold it up.
@@ -71,7 +75,8 @@ async def aaccumulate(
     with keep_partial(acc, events):
         async with aclosing(aiter_events(chunks, strict=strict, max_event_bytes=max_event_bytes)) as stream:
             async for event in stream:
-                events.append(event)
+                if keep_events:
+                    events.append(event)
                 acc.feed(event)
                 if acc.complete:
                     break  # message_stop: the message is final; what follows is not read

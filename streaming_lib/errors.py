@@ -5,7 +5,7 @@ arrived before it, so a stream that fails halfway still hands back its work:
 
 - `.partial`: the message so far (a dict shaped like the API's Message, tool
   inputs filled with their best partial value), or None before `message_start`;
-- `.events`: the decoded events received so far (filled by `accumulate`);
+- `.events`: the decoded events received so far (filled by `accumulate(..., keep_events=True)`; else []);
 - `.event_number` (1-based, counting every event, pings included), `.index`
   (content block) and `.offset` (byte offset in the stream), where they apply.
 

@@ -7,7 +7,7 @@ Each SSE event of a Messages API stream carries one event as JSON in its data
     data: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}}
 
 `decode_event` turns one `ServerSentEvent` into that dict; `iter_events` does
-the whole way from bytes, for speed. Which events count, and which data must
+the whole way from bytes (`fast.iter_events` the same, faster). Which events count, and which data must
 be JSON, is decided by the event's name:
 
 - the Messages API's own names (`API_EVENT_NAMES`) are events: their data must
@@ -37,16 +37,14 @@ come (`accumulator.py`).
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import jiter
 
 from .errors import EventDataError
-from .lines import LineDecoder
-from .partial_json import JITER_MAX_DEPTH, SURROGATE
-from .sse import LINES_PER_GROUP, MAX_EVENT_BYTES, ServerSentEvent, SSEDecoder, too_large, utf8_length
+from .partial_json_strings import SURROGATE
+from .sse import MAX_EVENT_BYTES, ServerSentEvent, iter_sse
 
 # The event types of the Messages API (source: "Streaming Messages", event
 # types). Only events with these names are read; any other name is skipped.
@@ -57,15 +55,9 @@ API_EVENT_NAMES = frozenset({
 })
 # The name an unnamed event gets (WHATWG HTML 9.2.6: the default event type).
 UNNAMED = "message"
-
-# `iter_events` reads an event itself when its `event:` line (as bytes) is one
-# of these and its data is a JSON object whose `type` is the name (or, for an
-# unnamed event, one of the names): the value maps each to the `type` expected,
-# `_ANY_NAME` for "any of `_PLAIN_TYPES`". `ping` and `error` go to `decode_event`.
-_PLAIN_TYPES = API_EVENT_NAMES - {"ping", "error"}
-_ANY_NAME = object()  # equal to no `type`
-_PLAIN_NAMES = {name.encode(): name for name in _PLAIN_TYPES} | {b"": _ANY_NAME, UNNAMED.encode(): _ANY_NAME}
-
+# jiter (and so `load_json`, and `PartialJSONParser` unless told) rejects a
+# value nested inside more lists or objects than this.
+JITER_MAX_DEPTH = 200
 
 def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
     """The JSON object (dict) of one Messages API event, or None for an event
@@ -152,97 +144,26 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False,
                 max_event_bytes: int | None = MAX_EVENT_BYTES) -> Iterator[Any]:
     """Yield the Messages API events (dicts) of a stream given as byte chunks.
 
-    The same events, and the same errors, as `decode_event(sse, n)` for every
-    `sse` of `iter_sse(chunks, strict=strict, max_event_bytes=max_event_bytes)`
-    (no line, and no event's data, of more than `max_event_bytes` bytes: 16 MiB
-    unless told, None for no limit), leaving out the Nones, where
-    `n` counts the events yielded so far plus one (1-based, as
-    `MessageAccumulator.event_number` will count them once fed).
-
-    Faster, as it runs for every event of a stream: the loop of `iter_sse` is
-    repeated here on lines that are still bytes (`LineDecoder.feed_all(...,
-    decode=False)`), so a plain event (named by one of the API's names but
-    `ping` and `error`, or unnamed, with data that jiter reads as an object
-    whose `type` is that name) goes from its lines to its value without being
-    decoded to str, encoded back for jiter, or made a `ServerSentEvent`. An
-    unknown name is skipped without reading its data. Every other event is
-    decoded and handed to `decode_event`; other lines go to
-    `SSEDecoder.feed_line`. `tests/test_fast_paths.py` checks that both ways agree.
+    `decode_event(sse, n)` for every `sse` of `iter_sse(chunks, strict=strict,
+    max_event_bytes=max_event_bytes)` (no line, and no event's data, of more
+    than `max_event_bytes` bytes: 16 MiB unless told, None for no limit),
+    leaving out the Nones, where `n` counts the events yielded so far plus one
+    (1-based, as `MessageAccumulator.event_number` will count them once fed).
+    (`streaming_lib.iter_events` gives the same events and errors, faster:
+    `fast.iter_events`.)
 
     Raises `SSEDecodeError` (strict mode, invalid UTF-8), `SizeLimitError` and
     `EventDataError`.
+
+        >>> list(iter_events([b'event: ping\\ndata: {}\\n\\n', b'data: {"type": "message_stop"}\\n\\n']))
+        [{'type': 'ping'}, {'type': 'message_stop'}]
     """
-    lines = LineDecoder(strict=strict, max_line_bytes=max_event_bytes)
-    decoder = SSEDecoder(max_event_bytes=None)
-    limit = sys.maxsize if max_event_bytes is None else max_event_bytes
-    # Decoded, data may grow up to 3 times (an invalid byte becomes U+FFFD, 3 bytes):
-    # data shorter than this fits whatever it holds, and needs no counting.
-    may_not_fit = -(-limit // 3)
-    event_type, data, number = b"", [], 0
-    counted, counted_lines, counted_bytes, grouped = None, 0, 0, 0  # as in `iter_sse`
-    for batch in lines.feed_all(chunks, decode=False):
-        for line in batch:
-            if not line:  # dispatch, as in `iter_sse`
-                if data:
-                    text, event = b"\n".join(data), None
-                    # Sizes are those of the lines decoded, as `iter_sse` sees them.
-                    if len(text) >= may_not_fit and _decoded_length(text) + 1 > limit:
-                        raise too_large(limit)
-                    if event_type in _PLAIN_NAMES:
-                        expected = _PLAIN_NAMES[event_type]
-                        try:
-                            event = jiter.from_json(text)  # what `load_json` tries first
-                        except ValueError:  # also bytes that are not UTF-8
-                            pass
-                        if type(event) is not dict or event.get("type") != expected:
-                            kind = event.get("type") if type(event) is dict else None
-                            if expected is not _ANY_NAME or type(kind) is not str or kind not in _PLAIN_TYPES:
-                                event = None  # not read above, or not plain: `decode_event` decides
-                        if event is None:
-                            name = event_type.decode("utf-8", "replace") or UNNAMED
-                            event = decode_event(ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1)
-                    elif event_type in _DECODED_NAMES:  # `ping`, `error`: whatever the data
-                        name = event_type.decode()
-                        event = decode_event(ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1)
-                    # Any other name is not an API event: skipped, its data unread.
-                    if event is not None:
-                        number += 1
-                        yield event
-                    data = []
-                event_type = b""
-                continue
-            name, _, value = line.partition(b" ")  # as in `iter_sse`
-            if name == b"data:":
-                data.append(value)
-            elif name == b"event:":
-                event_type = value
-            else:  # a comment, `id`, `retry`, a field without its space...: the decoder's own rules
-                decoder.event_type, decoder.data_lines = None, []  # type: ignore[assignment]
-                decoder.feed_line(line.decode("utf-8", "replace"))  # never dispatches: not blank
-                if decoder.event_type is not None:  # it was an `event` field
-                    event_type = decoder.event_type.encode()
-                data += [value.encode() for value in decoder.data_lines]  # a `data` field
-        if data:  # an event goes on after this batch: its data so far must fit, as in `iter_sse`
-            if data is not counted:
-                counted, counted_lines, counted_bytes, grouped = data, 0, 0, 0
-            if counted_lines < len(data):
-                text = b"\n".join(data[counted_lines:])
-                counted_bytes += (len(text) if text.isascii() else _decoded_length(text)) + 1
-                counted_lines = len(data)
-                if counted_bytes > limit:
-                    raise too_large(limit)
-                if counted_lines - grouped >= LINES_PER_GROUP:
-                    data[grouped:] = [b"\n".join(data[grouped:])]
-                    grouped = counted_lines = len(data)
-
-
-# The names, as bytes, that win over their data (`decode_event` reads them).
-_DECODED_NAMES = frozenset({b"ping", b"error"})
-
-
-def _decoded_length(raw: bytes) -> int:
-    """The UTF-8 bytes of `raw` once decoded, invalid bytes as U+FFFD (int)."""
-    return len(raw) if raw.isascii() else utf8_length(raw.decode("utf-8", "replace"))
+    number = 0  # events yielded so far: an event that is None does not count
+    for sse in iter_sse(chunks, strict=strict, max_event_bytes=max_event_bytes):
+        event = decode_event(sse, number + 1)
+        if event is not None:
+            number += 1
+            yield event
 
 
 def load_json(text: str, *, lone_surrogates: str = "keep") -> Any:

@@ -15,7 +15,8 @@ raised before the line is held whole, so a stream that never sends a line
 ending cannot fill memory.
 
 Deliberately not handled here: anything about SSE fields (`event:`, `data:`);
-that is `sse.py`'s job. This module knows only bytes and line endings.
+that is `sse.py`'s job. This module knows only bytes and line endings. The
+speed path for a whole stream (`LineDecoder.feed_each`) is `fast.feed_each`.
 
     >>> decoder = LineDecoder()
     >>> decoder.feed(b"data: \\xe5\\x8e")      # ends inside the character 原
@@ -42,8 +43,10 @@ BOM = b"\xef\xbb\xbf"  # U+FEFF encoded as UTF-8
 # Line-ending bytes as ints: `LF in chunk` with an int is a plain byte search,
 # several times faster than with b"\n" (measured), and it runs once per chunk.
 LF, CR = 0x0A, 0x0D
-LINE_END = re.compile("\r\n|\r|\n")
-LINE_END_BYTES = re.compile(b"\r\n|\r|\n")
+# A line ending, as the WHATWG stream grammar defines it: CRLF, a lone LF or a
+# lone CR (the longest first, so a CRLF is one ending). For bytes and for str.
+LINE_END_BYTES = re.compile(rb"\r\n|\r|\n")
+LINE_END = re.compile(LINE_END_BYTES.pattern.decode())
 # The longest line a decoder takes unless told otherwise, in bytes.
 MAX_LINE_BYTES = 16 * 2**20
 
@@ -87,11 +90,8 @@ class LineDecoder:
         # Strict mode met a bad byte after some good lines in the same chunk:
         # those lines were handed back first, and this is raised next.
         self._failure: SSEDecodeError | None = None
-        # True while the next chunk needs more than the plain path of
-        # `feed_each` (LF endings, replacement decoding): see `_update_careful`.
-        self._careful = True
-        # A `feed_each` is under way: it holds part of the state in its local
-        # variables, so `feed` and `flush` must wait until it ends.
+        # A `feed_each` (fast.py) is under way: it holds part of the state in
+        # its local variables, so `feed` and `flush` must wait until it ends.
         self._feeding_each = False
 
     @property
@@ -145,15 +145,12 @@ class LineDecoder:
             start += 1
             if not chunk:
                 self._ended_with_cr = False
-                self._update_careful()
                 return []
         self._ended_with_cr = chunk[-1] == CR
         # Everything up to the last CR or LF of the chunk is complete lines.
         end = max(chunk.rfind(LF), chunk.rfind(CR)) + 1
         if end == 0:  # the chunk was only the LF of a split CRLF plus line bytes
-            lines = self._hold(chunk, start)
-            self._update_careful()
-            return lines
+            return self._hold(chunk, start)
         self._pending += chunk[:end]
         tail = chunk[end:]
         if len(self._pending) > self._max and (cut := self._long_line_at(self._pending)) is not None:
@@ -172,83 +169,17 @@ class LineDecoder:
         except SSEDecodeError as error:
             return self._lines_before(error, start)
         self._pending = bytearray(tail)
-        self._update_careful()
         lines = LINE_END.split(text) if "\r" in text else text.split("\n")
         lines.pop()  # the empty string after the last line ending
         return lines
 
     def feed_each(self, chunks: Iterable[bytes], *, decode: bool = True) -> Iterator[list]:
-        """Feed every chunk of `chunks` in turn (bytes); yield the lines each one
-        completes (a non-empty list of str, or of bytes with `decode=False`),
-        exactly as calling `feed` would.
+        """Feed every chunk of `chunks` (bytes) in turn; yield the lines each one
+        completes (a non-empty list of str, or of UTF-8 bytes with `decode=False`),
+        exactly as calling `feed` would, but faster: see `fast.feed_each`."""
+        from .fast import feed_each  # the speed path lives apart (and builds on this module)
 
-        The fast path for a whole stream, used by `iter_lines` and (through
-        `feed_all`) `iter_sse` and `iter_events`.
-        Most chunks of most streams are plain: lines end with LF alone, no
-        strict decoding, already past where a byte order mark may be. Those are split
-        here, with the state in local variables and no method call per chunk:
-        about 0.5 µs a 64-byte chunk where `feed` takes 0.9 µs (measured; see
-        benchmarks/README.md). Any other chunk is handled exactly as `feed` handles it
-        (and a chunk that is not bytes is taken as `feed` takes it).
-
-        `decode=False` yields each line as UTF-8 bytes instead (used by
-        `iter_events`): a plain chunk is split before it is decoded, and not
-        decoded at all, which is safe because no UTF-8 character contains the
-        byte of LF (or of CR). `line.decode("utf-8", "replace")` then gives the
-        line `decode=True` gives. Invalid bytes in a plain chunk stay as sent;
-        the other chunks are decoded as `feed` decodes them and encoded back,
-        so theirs are already U+FFFD (or raise, in strict mode).
-
-        Until the generator ends (or is closed), `feed`, `flush` and another
-        `feed_each` on this decoder raise RuntimeError; `pending` and `offset`
-        are up to date whenever it yields.
-        """
-        if self._feeding_each:
-            raise RuntimeError("feed_each() while another feed_each() over this decoder is under way")
-        self._feeding_each = True
-        # `pending` is the decoder's own buffer, changed in place here (only `_feed`
-        # replaces it); `fed` and `careful` are local copies, written back as needed.
-        pending, fed, careful, max_line = self._pending, self._fed, self._careful, self._max
-        # The offset past which the pending line would be longer than the limit:
-        # a plain chunk then costs one comparison of two ints, not a len().
-        full_at = fed - len(pending) + max_line
-        try:
-            for chunk in chunks:
-                if type(chunk) is not bytes:
-                    chunk = _as_bytes(chunk)
-                if not careful and CR not in chunk:
-                    fed += len(chunk)
-                    pending += chunk
-                    if LF in chunk:
-                        # Split and drop everything up to the last LF. Dropping the head
-                        # of a bytearray only moves its start: no copy of the tail.
-                        end = pending.rfind(LF) + 1
-                        if end <= max_line:  # else a line may be too long: `_feed` looks
-                            if decode:
-                                lines = pending[:end].decode("utf-8", "replace").split("\n")
-                            else:
-                                lines = bytes(pending[:end]).split(b"\n")
-                            del pending[:end]
-                            lines.pop()
-                            full_at = fed - len(pending) + max_line
-                            self._fed = fed
-                            yield lines
-                            continue
-                    elif fed <= full_at:
-                        continue
-                    # Past the limit: the chunk is taken back, for `_feed` to handle.
-                    del pending[len(pending) - len(chunk):]
-                    fed -= len(chunk)
-                self._fed = fed
-                try:
-                    lines = self._feed(chunk)
-                finally:  # `_feed` may have replaced the buffer, or raised half-way
-                    pending, fed, careful = self._pending, self._fed, self._careful
-                    full_at = fed - len(pending) + max_line
-                if lines:
-                    yield lines if decode else [line.encode() for line in lines]
-        finally:  # also when the caller stops early or an error is raised: the decoder stays usable
-            self._fed, self._feeding_each = fed, False
+        return feed_each(self, chunks, decode=decode)
 
     def feed_all(self, chunks: Iterable[bytes], *, decode: bool = True) -> Iterator[list]:
         """`feed_each(chunks, decode=decode)`, then `flush()`: every batch of lines,
@@ -278,7 +209,6 @@ class LineDecoder:
         """Keep `chunk`, which ends no line, unless the line would pass the limit."""
         if len(self._pending) + len(chunk) > self._max:
             self._failure = self._failure or self._too_long(start)  # a bad byte before it comes first
-            self._careful = True
             raise self._failure
         self._pending += chunk
         return []
@@ -296,12 +226,6 @@ class LineDecoder:
         return SizeLimitError(f"the line at byte offset {offset} is longer than {self._max} bytes (max_line_bytes)",
                               offset=offset, limit=self._max)
 
-    def _update_careful(self) -> None:
-        # `feed_each` may split the next chunk itself only if nothing about it
-        # depends on the past: no byte order mark still possible, no CR that an
-        # LF may complete, no strict decoding, no failure waiting to be raised.
-        self._careful = self.strict or self._at_start or self._ended_with_cr or self._failure is not None
-
     def _lines_before(self, error: SSEDecodeError, start: int) -> list[str]:
         # Strict mode met a bad byte. Hand back the lines that ended before it,
         # as smaller chunks would have, and raise at the next call: what a
@@ -311,7 +235,6 @@ class LineDecoder:
         if cut == 0:
             raise error
         self._failure = error
-        self._careful = True
         text = head[:cut].decode("utf-8")
         if start == 0:
             text = text.removeprefix("\ufeff")  # the byte order mark
@@ -353,8 +276,13 @@ def _as_bytes(chunk: object) -> bytes:
 def iter_lines(chunks: Iterable[bytes], *, strict: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES) -> Iterator[str]:
     """Yield every line (str) of a stream given as byte chunks, the last unterminated one included.
 
-    Raises `SSEDecodeError` (strict mode) and `SizeLimitError` as `LineDecoder` does."""
+    Raises `SSEDecodeError` (strict mode) and `SizeLimitError` as `LineDecoder` does.
+    (`streaming_lib.iter_lines` is the same, faster: `fast.iter_lines`.)
+
+        >>> list(iter_lines([b"data: a\\r", b"\\ndata: b"]))
+        ['data: a', 'data: b']
+    """
     decoder = LineDecoder(strict=strict, max_line_bytes=max_line_bytes)
-    for lines in decoder.feed_each(chunks):
-        yield from lines
+    for chunk in chunks:
+        yield from decoder.feed(chunk)
     yield from decoder.flush()

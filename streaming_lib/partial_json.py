@@ -26,6 +26,10 @@ a high one at the very end waits for what follows.  The accumulator's strict par
 the block's stop (``load_json(..., lone_surrogates="replace")``) reads them the same
 way, so the preview and the final input agree.
 
+Strings and their escapes are decoded by ``partial_json_strings.py``; most string
+fragments are read in one call by ``fast.scan_string``.  What is left here is the
+grammar: the states, and the stack of open lists and dicts.
+
 Non-goals: bytes input; jiter's other options (Decimal floats, duplicate-key errors);
 byte or line/column positions (offsets count characters); several documents per stream.
 """
@@ -34,21 +38,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from json.decoder import scanstring
 from typing import Any, Union
 
-JITER_MAX_DEPTH = 200   # jiter rejects a value nested inside more containers than this
+from .events import JITER_MAX_DEPTH
+from .fast import scan_string
+from .partial_json_strings import ESCAPES, STRING_STOP, PartialJSONError, decode_escape
+from .partial_json_strings import SURROGATE  # noqa: F401 (still importable from here)
+
 MAX_INT_DIGITS = 4300   # jiter, like Python's int(), rejects longer integers
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
-# Inside a string, everything up to one of these characters is copied as one slice.
-_STRING_STOP = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
-# A UTF-16 half (a surrogate code point): in a str, never a character of its own.
-SURROGATE = re.compile("[\ud800-\udfff]")
-_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
-            "t": "\t"}
-_HEX4 = re.compile("[0-9a-fA-F]{4}")
-_HEX_SO_FAR = re.compile("[0-9a-fA-F]{0,4}")
 _LITERALS = {"t": ("true", True), "f": ("false", False), "n": ("null", None),
              "N": ("NaN", float("nan")), "I": ("Infinity", float("inf"))}
 # Numbers, as a table: state -> {character class -> next state}.  A character with no
@@ -68,18 +67,6 @@ _NUMBER_STEPS = {
 }
 _NUMBER_ENDS = frozenset({"zero", "int", "frac", "exp_digits"})
 _NOTHING = object()     # "no value yet" (None is a JSON value: null)
-
-
-class PartialJSONError(ValueError):
-    """The text is not the start of a JSON value, or (for a snapshot) has no value yet.
-
-    ``offset``: 0-based character index of the problem (``len(text)`` when the text just
-    ends too early).  ``message``: jiter's wording, e.g. ``"expected value"``.
-    """
-
-    def __init__(self, message: str, offset: int):
-        super().__init__(f"{message} at offset {offset}")
-        self.message, self.offset = message, offset
 
 
 # Where a value sits: its keys (str) and list indices (int), outermost first; () is the top level.
@@ -346,24 +333,14 @@ class PartialJSONParser:
         self._state = self._string
 
     def _string(self, text: str, pos: int) -> int:
-        """Inside a string.  Most fragments take a fast path: plain text (no quote, no
-        backslash, nothing unprintable) is taken as it is; text with no ``\\u`` escape
-        and no surrogate is decoded by json's own string scanner (in C) in one call,
-        up to the closing quote if there is one.  Everything else goes through
+        """Inside a string.  Most fragments are read in one call by `fast.scan_string`
+        (plain text, or escapes that json's own scanner decodes); the rest go through
         ``_string_by_runs``, which also names errors."""
         rest = text[pos:] if pos else text
-        if "\\" not in rest and '"' not in rest and rest.isprintable():
-            decoded, used, cut = rest, len(rest) + 1, 0     # as if closed by a quote after it
-        elif "\\u" not in rest and (rest.isascii() or not SURROGATE.search(rest)):
-            # An odd number of backslashes at the end: the last one starts an escape
-            # that the next fragment finishes.  It is held back for `_escape`.
-            cut = (len(rest) - len(rest.rstrip("\\"))) & 1 if rest[-1] == "\\" else 0
-            try:
-                decoded, used = scanstring(rest[:-1] + '"' if cut else rest + '"', 0)
-            except ValueError:       # a bad escape or control character
-                return self._string_by_runs(text, pos)
-        else:
+        scanned = scan_string(rest)
+        if scanned is None:
             return self._string_by_runs(text, pos)
+        decoded, used, cut = scanned
         if used <= len(rest) - cut:          # a quote of the fragment closed the string
             if decoded:
                 self._pieces.append(decoded)
@@ -382,7 +359,7 @@ class PartialJSONParser:
     def _string_by_runs(self, text: str, pos: int) -> int:
         """Inside a string: take each run up to the next quote, backslash or bad character,
         and the one-character escapes (``\\n``, ``\\"``) between runs."""
-        pieces, search = self._pieces, _STRING_STOP.search
+        pieces, search = self._pieces, STRING_STOP.search
         while True:
             stop = search(text, pos)
             end = stop.start() if stop else len(text)
@@ -393,7 +370,7 @@ class PartialJSONParser:
             char = text[end]
             if char != "\\":
                 break
-            simple = _ESCAPES.get(text[end + 1:end + 2])
+            simple = ESCAPES.get(text[end + 1:end + 2])
             if simple is None:       # "\\u...", a bad escape, or the fragment ends here
                 self._escape_text, self._escape_at = "", self.position + end
                 self._state = self._escape
@@ -424,7 +401,7 @@ class PartialJSONParser:
         known = len(self._escape_text)
         raw = self._escape_text + text[pos:pos + 12 - known]   # longest: "\\ud83d\\ude00"
         try:
-            decoded = _decode_escape(raw)
+            decoded = decode_escape(raw)
         except PartialJSONError as exc:
             raise PartialJSONError(exc.message, self._escape_at + exc.offset) from None
         if decoded is None:          # the fragment ended inside the escape
@@ -481,50 +458,6 @@ class PartialJSONParser:
 
 def _number_value(raw: str) -> int | float:
     return float(raw) if any(c in raw for c in ".eE") else int(raw)
-
-
-def _hex4(raw: str, at: int) -> int | None:
-    digits = raw[at:at + 4]
-    if _HEX4.fullmatch(digits):
-        return int(digits, 16)
-    if len(digits.encode("utf-8", "surrogatepass")) < 4:   # jiter waits for four bytes
-        return None
-    raise PartialJSONError("invalid escape", at + next(
-        i for i, char in enumerate(digits) if char not in "0123456789abcdefABCDEF"))
-
-
-def _decode_escape(raw: str) -> tuple[str, int] | None:
-    """Decode the escape at the start of ``raw``: (text, characters used), or None if
-    ``raw`` ends too early.  Error offsets are relative to ``raw``."""
-    if len(raw) < 2:
-        return None
-    if raw[1] != "u":
-        if raw[1] in _ESCAPES:
-            return _ESCAPES[raw[1]], 2
-        raise PartialJSONError("invalid escape", 1)
-    code = _hex4(raw, 2)
-    if code is None:
-        return None
-    if not 0xD800 <= code <= 0xDFFF:
-        return chr(code), 6
-    if code >= 0xDC00:               # a low surrogate cannot come first: a lone half
-        return "\ufffd", 6
-    # A high surrogate: a "\\u" low surrogate may follow, together one character;
-    # anything else leaves it a lone half, U+FFFD, and is read on its own.
-    for at, expected in ((6, "\\"), (7, "u")):
-        if len(raw) <= at:
-            return None
-        if raw[at] != expected:
-            return "\ufffd", 6
-    digits = raw[8:12]
-    if not _HEX_SO_FAR.fullmatch(digits):   # not an escape of four hex digits: no pair
-        return "\ufffd", 6
-    if len(digits) < 4:
-        return None
-    if not 0xDC00 <= int(digits, 16) <= 0xDFFF:
-        return "\ufffd", 6
-    low = int(digits, 16)
-    return chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)), 12
 
 
 def _copy_tree(root: list | dict, wanted: Any) -> tuple[Any, Any]:

@@ -18,8 +18,8 @@ the API's largest events are far smaller) is a `SizeLimitError`, raised before
 the event is held whole, so an event of endless `data:` lines cannot fill
 memory. From bytes, no line may pass that many bytes either (`lines.py`).
 (`SSEDecoder.data_lines` keeps each line as a str of its own, for readers to
-watch, which costs Python about 50 bytes a line beyond its text; `iter_sse`
-joins them in groups, so its memory stays near the limit.)
+watch, which costs Python about 50 bytes a line beyond its text; `streaming_lib.iter_sse`
+(`fast.py`) joins them in groups, so its memory stays near the limit.)
 
 Deliberately not handled here: bytes and line endings (`lines.py`) and what the
 data means (JSON, the Messages API: `accumulator.py`).
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import SizeLimitError
-from .lines import LineDecoder
+from .lines import iter_lines
 
 # A `retry` of more digits than this, leading zeros aside (milliseconds: about
 # 32 million years), is ignored rather than handed to int(), which refuses
@@ -48,9 +48,6 @@ from .lines import LineDecoder
 MAX_RETRY_DIGITS = 18
 # The largest data buffer an event may have unless told otherwise, in bytes.
 MAX_EVENT_BYTES = 16 * 2**20
-# `iter_sse` and `iter_events` keep an open event's data lines joined by this
-# many at a time (see `iter_sse`).
-LINES_PER_GROUP = 64
 
 
 @dataclass(slots=True)
@@ -109,9 +106,7 @@ class SSEDecoder:
         `max_event_bytes`; the line is not kept."""
         if not line:
             return self._dispatch()
-        name, _, value = line.partition(":")
-        if value[:1] == " ":
-            value = value[1:]  # only one space is removed: "data:  x" keeps " x"
+        name, value = parse_field(line)
         # Checked in order of frequency: this runs for every line of the stream.
         if name == "data":
             self._data_bytes += utf8_length(value) + 1  # the spec appends the value, then a LF
@@ -124,9 +119,8 @@ class SSEDecoder:
             if "\0" not in value:
                 self.last_event_id = value
         elif name == "retry":
-            digits = value.lstrip("0") or "0"  # "0001500" is 1500
-            if value.isascii() and value.isdigit() and len(digits) <= MAX_RETRY_DIGITS:
-                self.retry = self.reconnection_time = int(digits)
+            if (milliseconds := retry_value(value)) is not None:
+                self.retry = self.reconnection_time = milliseconds
         # Anything else is ignored, as the spec says; that includes comments
         # (lines starting with ":", so their field name is ""), which servers
         # send as keep-alives.
@@ -143,6 +137,36 @@ class SSEDecoder:
         self.retry = None
         self._data_bytes = 0
         return event
+
+
+def parse_field(line: str) -> tuple[str, str]:
+    """One line that is not blank (str) -> (field name, value), both str.
+
+    The name is what comes before the first `:` (the whole line if there is
+    none), the value what comes after, minus one leading space (WHATWG HTML
+    9.2.6, "If the line contains a U+003A COLON character"). A comment's name is "".
+
+        >>> parse_field("data:  x"), parse_field("data"), parse_field(": ping")
+        (('data', ' x'), ('data', ''), ('', 'ping'))
+    """
+    name, _, value = line.partition(":")
+    if value[:1] == " ":
+        value = value[1:]  # only one space is removed: "data:  x" keeps " x"
+    return name, value
+
+
+def retry_value(value: str) -> int | None:
+    """The reconnection time (int, milliseconds) a `retry` field's value sets,
+    or None if it sets none: only ASCII digits count (WHATWG HTML 9.2.6),
+    and here at most `MAX_RETRY_DIGITS` of them, leading zeros aside.
+
+        >>> retry_value("0001500"), retry_value("1.5"), retry_value("")
+        (1500, None, None)
+    """
+    digits = value.lstrip("0") or "0"  # "0001500" is 1500
+    if value.isascii() and value.isdigit() and len(digits) <= MAX_RETRY_DIGITS:
+        return int(digits)
+    return None
 
 
 def utf8_length(text: str) -> int:
@@ -170,65 +194,12 @@ def iter_sse(chunks: Iterable[bytes], *, strict: bool = False,
              max_event_bytes: int | None = MAX_EVENT_BYTES) -> Iterator[ServerSentEvent]:
     """Yield the events of a stream given as byte chunks (stages 1 and 2 together).
 
-    The same events, and errors, as `parse_sse(iter_lines(chunks, strict=strict,
-    max_line_bytes=max_event_bytes), max_event_bytes=max_event_bytes)`, faster:
-    this loop runs for every line of a stream, so it handles the two lines a
-    stream is made of itself (`data: ...` and `event: ...`, split once at their
-    first space) and the blank line that dispatches; every other line goes
-    through `SSEDecoder.feed_line`. The size of an event's data is checked once
-    per batch of lines, not per line: a batch is never more than the chunk that
-    brought it, which is in memory already.
+    No line, and no event's data, may pass `max_event_bytes` bytes. Raises
+    `SSEDecodeError` (strict mode) and `SizeLimitError`. (`streaming_lib.iter_sse`
+    gives the same events and errors, faster and in less memory: `fast.iter_sse`.)
 
-    Raises `SSEDecodeError` (strict mode) and `SizeLimitError`.
+        >>> list(iter_sse([b"event: ping\\ndata: {}\\n", b"\\n"]))
+        [ServerSentEvent(event='ping', data='{}', id=None, retry=None)]
     """
-    lines, decoder = LineDecoder(strict=strict, max_line_bytes=max_event_bytes), SSEDecoder(max_event_bytes=None)
-    limit = sys.maxsize if max_event_bytes is None else max_event_bytes
-    # The decoder's buffers as local variables, handed to it and back around `feed_line`.
-    event_type, data, last_event_id, retry = "", [], None, None
-    # The data buffer of an event still open after a batch: which list, how many of
-    # its lines are counted, and their bytes. Per batch, so a long event costs O(n).
-    # Its lines before `grouped` are joined in groups: each line a str of its own
-    # would cost Python about 50 bytes more than its text (measured: an event of
-    # "data: xy" lines took 20 times its data buffer), so every LINES_PER_GROUP
-    # lines become one str, and memory stays near the limit.
-    counted, counted_lines, counted_bytes, grouped = None, 0, 0, 0
-    for batch in lines.feed_all(chunks):
-        for line in batch:
-            if not line:  # dispatch, then reset the buffers, as `SSEDecoder._dispatch` does
-                if data:
-                    text = "\n".join(data)
-                    # UTF-8 takes at most 4 bytes a character: only a long event needs counting.
-                    if 4 * len(text) >= limit and utf8_length(text) + 1 > limit:
-                        raise too_large(limit)
-                    yield ServerSentEvent(event_type or "message", text, last_event_id, retry)
-                    data = []
-                event_type, retry = "", None
-                continue
-            # "data: x" is ("data:", " ", "x"); "data:" alone is ("data:", "", ""), the
-            # same field with the same empty value. Anything else before the first
-            # space ("data:x", "id:", ":") is for the decoder.
-            name, _, value = line.partition(" ")
-            if name == "data:":
-                data.append(value)
-            elif name == "event:":
-                event_type = value
-            else:  # a comment, `id`, `retry`, a field without its space...: the decoder's own rules
-                decoder.event_type, decoder.data_lines, decoder.retry = event_type, data, retry
-                decoder.feed_line(line)  # never dispatches: the line is not blank
-                event_type, data, retry = decoder.event_type, decoder.data_lines, decoder.retry
-                last_event_id = decoder.last_event_id
-        if data:  # an event goes on after this batch: its data so far must fit
-            if data is not counted:
-                counted, counted_lines, counted_bytes, grouped = data, 0, 0, 0
-            if counted_lines < len(data):  # new lines: their bytes, each with its LF
-                text = "\n".join(data[counted_lines:])
-                counted_bytes += (len(text) if text.isascii() else utf8_length(text)) + 1
-                counted_lines = len(data)
-                if counted_bytes > limit:
-                    raise too_large(limit)
-                if counted_lines - grouped >= LINES_PER_GROUP:
-                    data[grouped:] = ["\n".join(data[grouped:])]
-                    grouped = counted_lines = len(data)
-    # The last batch is the last line if it had no terminator: it cannot be the
-    # blank line that dispatches, so it only adds to an event never sent (whose
-    # size still counts); reading it, strict mode raises if it is not UTF-8.
+    lines = iter_lines(chunks, strict=strict, max_line_bytes=max_event_bytes)
+    yield from parse_sse(lines, max_event_bytes=max_event_bytes)

@@ -5,7 +5,7 @@ import json
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from streaming_lib import (
@@ -19,7 +19,7 @@ from streaming_lib import (
     accumulate,
     iter_sse,
 )
-from streaming_lib.accumulator import load_json
+from streaming_lib.events import load_json
 from streaming_lib.tools.fixtures import chunked, read_fixture
 
 CALC_INPUT = {"path": "calc.py", "content": "def add(a, b):\n    return a + b\n"}
@@ -283,7 +283,7 @@ def test_bytes_that_end_before_message_stop_raise_incomplete_with_the_partial_me
     raw = read_fixture()
     cut = raw[: raw.index(b"event: message_delta")]
     with pytest.raises(IncompleteStreamError) as caught:
-        accumulate(cut)
+        accumulate(cut, keep_events=True)
     partial = caught.value.partial
     assert partial["content"][1]["input"] == CALC_INPUT and partial["stop_reason"] is None
     assert len(caught.value.events) == 16 and caught.value.events[0]["type"] == "message_start"
@@ -486,7 +486,6 @@ def _outcome(parse, text):
         return "error", None
 
 
-@settings(max_examples=500, deadline=None)
 @given(_json_texts, st.integers(0, 10**6), st.sampled_from(["", "x", '"', "\\", ",", "]", "\ud800", "é"]))
 def test_event_data_is_parsed_exactly_as_json_loads_would(text, where, insert):
     for candidate in (text, text[: where % (len(text) + 1)], text[: where % (len(text) + 1)] + insert + text[where % (len(text) + 1):]):
@@ -506,7 +505,7 @@ END = [message_delta(output_tokens=3), {"type": "message_stop"}]
 def test_an_error_event_with_empty_data_still_raises():
     raw = sse_bytes(*TEXT_STREAM) + b"event: error\ndata:\n\n" + sse_bytes(*END)
     with pytest.raises(APIStreamError, match="event 5: an error event with no details") as caught:
-        accumulate(raw)
+        accumulate(raw, keep_events=True)
     assert caught.value.partial["content"] == [{"type": "text", "text": "hi"}] and len(caught.value.events) == 5
 
 
@@ -525,7 +524,7 @@ def test_event_data_nested_too_deep_is_a_data_error_not_a_crash(depth, head):
     data = json.dumps(container).replace('"X"', "[" + head + "[" * (depth - 1) + "]" * depth)
     raw = sse_bytes(*TEXT_STREAM) + f"event: message_delta\ndata: {data}\n\n".encode() + sse_bytes(*END)
     with pytest.raises(EventDataError, match="event 5 .*nested inside more than 200 lists or objects") as caught:
-        accumulate(raw)
+        accumulate(raw, keep_events=True)
     assert caught.value.partial["content"] == [{"type": "text", "text": "hi"}] and len(caught.value.events) == 4
 
 
@@ -652,7 +651,6 @@ def test_the_start_events_text_may_hold_the_first_half():
     assert acc.message["content"][0]["text"] == "x😀"
 
 
-@settings(max_examples=200, deadline=None)
 @given(st.text(st.characters(exclude_categories=["Cs"]), max_size=12), st.lists(st.integers(0, 30), max_size=8))
 def test_text_cut_anywhere_between_utf16_code_units_arrives_whole_and_never_shows_a_half(text, cuts):
     acc = fed(START, block_start(0, TEXT_BLOCK))
@@ -672,7 +670,6 @@ def test_a_stream_cut_after_a_high_half_hands_back_a_partial_that_utf8_can_encod
         assert caught.value.partial["content"] == [{"type": "text", "text": "ab"}] and encodable(caught.value.partial)
 
 
-@settings(max_examples=200, deadline=None)
 @given(st.text(st.characters(exclude_categories=["Cs"]), max_size=8), st.lists(st.integers(0, 40), max_size=8))
 def test_tool_input_fragments_cut_between_utf16_code_units_give_the_input_and_a_real_preview(value, cuts):
     tool_json = json.dumps({"v": value}, ensure_ascii=False)  # raw characters, so a cut may split one
@@ -724,3 +721,37 @@ def test_load_json_keeps_lone_halves_in_event_data_and_replaces_them_in_tool_inp
     text = '{"text": "\\ud83d", "pair": "\\ud83d\\ude00"}'
     assert load_json(text) == {"text": "\ud83d", "pair": "😀"}  # the accumulator pairs text halves
     assert load_json(text, lone_surrogates="replace") == {"text": "\ufffd", "pair": "😀"}
+
+
+# -- a delta must fit its block ----------------------------------------------------------
+
+TEXT_BLOCK = {"type": "text", "text": ""}
+THINKING_BLOCK = {"type": "thinking", "thinking": "", "signature": ""}
+TOOL_BLOCK = {"type": "tool_use", "id": "toolu_1", "name": "calc", "input": {}}
+
+
+@pytest.mark.parametrize(("block", "body"), [
+    (TOOL_BLOCK, {"type": "text_delta", "text": "hi"}),
+    (TEXT_BLOCK, {"type": "input_json_delta", "partial_json": '{"a'}),
+    (TEXT_BLOCK, {"type": "thinking_delta", "thinking": "hmm"}),
+    (TEXT_BLOCK, {"type": "signature_delta", "signature": "sig"}),
+    (THINKING_BLOCK, {"type": "citations_delta", "citation": {"type": "char_location", "cited_text": "x"}}),
+    (THINKING_BLOCK, {"type": "text_delta", "text": "hi"}),
+], ids=lambda value: value["type"])
+def test_a_delta_that_does_not_fit_its_block_is_an_event_order_error_naming_the_block(block, body):
+    acc = fed(START, block_start(0, TEXT_BLOCK), delta(0, type="text_delta", text="ok"), stop(0), block_start(1, block))
+    with pytest.raises(EventOrderError) as caught:
+        acc.feed(delta(1, **body))
+    error = caught.value
+    assert str(error) == f"event 6: {body['type']} for block 1, a {block['type']} block"
+    assert (error.index, error.event_number) == (1, 6)
+    assert acc.message["content"][0] == {"type": "text", "text": "ok"} and acc.message["content"][1] == block
+
+
+def test_a_delta_that_does_not_fit_its_block_leaves_the_message_so_far_in_partial():
+    raw = sse_bytes(START, block_start(0, THINKING_BLOCK), delta(0, type="thinking_delta", thinking="hmm"),
+                    delta(0, type="text_delta", text="no"))
+    for chunks in ([raw], chunked(raw, 1), chunked(raw, 7)):
+        with pytest.raises(EventOrderError, match="^event 4: text_delta for block 0, a thinking block$") as caught:
+            accumulate(chunks)
+        assert caught.value.partial["content"] == [{"type": "thinking", "thinking": "hmm", "signature": ""}]

@@ -53,6 +53,7 @@ def outcome(function):
 
 
 def sync_and_async(chunks, **options):
+    options.setdefault("keep_events", True)
     return (
         outcome(lambda: accumulate(chunks, **options)),
         outcome(lambda: asyncio.run(aaccumulate(trickle(chunks), **options))),

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 import benchmarks.__main__ as cli
-from benchmarks import streams, timing
+from benchmarks import overhead, streams, timing
 from benchmarks.__main__ import Settings, run, write
 from benchmarks.report import size_text, targets, text
 from streaming_lib import accumulate
@@ -19,6 +19,8 @@ TINY = Settings(
     decode_size=8192,
     chunk_sizes=[1, 64, 4096, 8192],
     frontend_sizes=[2048, 4096, 8192],
+    overhead_sizes=[2048, 4096, 8192],
+    overhead_repeats=1,
     repeats=1,
     repeats_1_byte=1,
     sdk_budget=1000.0,
@@ -31,8 +33,9 @@ def results():
 
 
 def test_the_helpers_docstring_examples_hold():
-    for module in (timing, streams):
-        assert doctest.testmod(module).failed == 0
+    for module in (timing, streams, overhead):
+        results = doctest.testmod(module)
+        assert results.attempted > 0 and results.failed == 0
 
 
 def test_a_tool_stream_carries_an_input_of_the_asked_size_in_16_character_fragments():
@@ -70,6 +73,19 @@ def test_every_benchmark_fills_its_rows(results):
     assert [(row["stream"], row["size"]) for row in results["frontends"]["rows"]] == [
         (kind, size) for kind in ("text", "tool") for size in TINY.frontend_sizes]
     assert all(row["trace_peak_bytes"] > 0 and row["stepper_output_bytes"] > 0 for row in results["frontends"]["rows"])
+    assert [(row["stream"], row["size"]) for row in results["overhead"]["rows"]] == [
+        (kind, size) for kind in ("text", "tool") for size in TINY.overhead_sizes]
+    assert all(row["accumulate_peak_bytes"] > 0 for row in results["overhead"]["rows"])
+
+
+def test_the_lower_bound_reads_the_text_and_tool_input_that_accumulate_builds():
+    for raw in (streams.text_stream(4096), streams.tool_stream(4096)):
+        message = accumulate(raw)
+        pieces = overhead.lower_bound([raw[i:i + 7] for i in range(0, len(raw), 7)])
+        text = "".join(block.get("text", "") for block in message["content"])
+        assert pieces.startswith(text)
+        tools = [block["input"] for block in message["content"] if block["type"] == "tool_use"]
+        assert not tools or [json.loads(pieces[len(text):])] == tools
 
 
 def test_the_machine_is_described_without_its_name(results):
@@ -80,11 +96,12 @@ def test_the_machine_is_described_without_its_name(results):
 
 def test_the_table_shows_every_benchmark_and_every_target_with_a_mark(results):
     report = text(results)
-    for title in ("1 and 2. Live preview", "3. Whole pipeline", "4. Bytes to events", "5 and 6. Front ends", "Targets"):
+    for title in ("1 and 2. Live preview", "3. Whole pipeline", "4. Bytes to events", "5 and 6. Front ends", "7. accumulate",
+                  "Targets"):
         assert title in report
-    assert len(results["targets"]) == 11
+    assert len(results["targets"]) == 14
     assert all(target["passed"] in (True, False) for target in results["targets"])
-    assert report.count("✔") + report.count("✘") == 11
+    assert report.count("✔") + report.count("✘") == 14
 
 
 def test_an_sdk_run_over_budget_is_extrapolated_and_says_so():

@@ -1,14 +1,15 @@
-"""The fast paths give exactly what the step-by-step stages give.
+"""The fast paths (`streaming_lib/fast.py`) give exactly what the plain stages give.
 
 `LineDecoder.feed_each`, `iter_sse` and `iter_events` split plain chunks and
 handle the common lines themselves, for speed, and hand everything else to
-`feed`, `feed_line` and `decode_event`. Whatever the bytes (any field, comments, CR, CRLF, a byte order
+`feed`, `parse_field` and `decode_event`; `scan_string` reads most JSON string
+fragments in one call where `PartialJSONParser` would read them run by run. Whatever the bytes (any field, comments, CR, CRLF, a byte order
 mark, broken UTF-8) and wherever the chunks end, the lines, the events and the
 errors must be the ones the stages give one call at a time.
 """
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from streaming_lib import (
@@ -22,6 +23,9 @@ from streaming_lib import (
     iter_lines,
     iter_sse,
 )
+from streaming_lib import events, fast, lines, sse
+from streaming_lib.fixtures import chunked
+from streaming_lib.partial_json import PartialJSONError, PartialJSONParser
 
 # Pieces of a stream: every kind of line, every line ending, and bytes that
 # break UTF-8 or sit on either side of a character boundary.
@@ -105,7 +109,6 @@ api_streams = st.lists(st.tuples(st.sampled_from(API_PIECES + [b""] * 8),
                        max_size=30).map(lambda pairs: b"".join(piece + end for piece, end in pairs))
 
 
-@settings(max_examples=600, deadline=None)
 @given(st.data(), st.booleans(), limits)
 def test_iter_events_gives_the_events_and_errors_of_decode_event(data, strict, limit):
     raw = data.draw(api_streams)
@@ -125,21 +128,18 @@ def test_iter_events_numbers_events_as_the_accumulator_will():
     assert error.value.event_number == 3
 
 
-@settings(max_examples=600, deadline=None)
 @given(chunkings(), st.booleans(), limits)
 def test_iter_lines_gives_the_lines_and_errors_of_feed(stream, strict, limit):
     raw, chunks = stream
     assert run(lambda: iter_lines(chunks, strict=strict, max_line_bytes=limit)) == run(lambda: staged_lines(chunks, strict, limit))
 
 
-@settings(max_examples=600, deadline=None)
 @given(chunkings(), st.booleans(), limits)
 def test_iter_sse_gives_the_events_and_errors_of_feed_line(stream, strict, limit):
     raw, chunks = stream
     assert run(lambda: iter_sse(chunks, strict=strict, max_event_bytes=limit)) == run(lambda: staged_events(chunks, strict, limit))
 
 
-@settings(max_examples=300, deadline=None)
 @given(chunkings(), st.booleans(), limits)
 def test_the_same_bytes_in_one_chunk_or_many_give_the_same_events_and_errors(stream, strict, limit):
     raw, chunks = stream
@@ -147,7 +147,6 @@ def test_the_same_bytes_in_one_chunk_or_many_give_the_same_events_and_errors(str
     assert run(lambda: staged_events(chunks, strict, limit)) == run(lambda: staged_events([raw], strict, limit))
 
 
-@settings(max_examples=300, deadline=None)
 @given(chunkings(), limits)
 def test_feed_each_yields_what_feed_returns_chunk_by_chunk(stream, limit):
     raw, chunks = stream
@@ -161,7 +160,6 @@ def test_feed_each_yields_what_feed_returns_chunk_by_chunk(stream, limit):
     assert run(lambda: LineDecoder(max_line_bytes=limit).feed_each(chunks)) == run(fed_one_by_one)
 
 
-@settings(max_examples=600, deadline=None)
 @given(chunkings(), st.booleans())
 def test_feed_each_without_decoding_gives_the_same_lines_as_utf_8_bytes(stream, strict):
     raw, chunks = stream
@@ -213,3 +211,76 @@ def test_an_error_inside_feed_each_leaves_the_decoder_as_feed_would():
         with pytest.raises(SSEDecodeError) as again:  # the bad line is still pending
             decoder.feed(b"x\n")
         assert (first.value.offset, again.value.offset, decoder.offset) == (0, 0, 4), how
+
+
+# -- each public fast function against the plain function of the same name ----------------
+
+def test_streaming_lib_binds_the_fast_paths():
+    import streaming_lib
+
+    assert (streaming_lib.iter_lines, streaming_lib.iter_sse, streaming_lib.iter_events) == (
+        fast.iter_lines, fast.iter_sse, fast.iter_events)
+
+
+@given(chunkings(), st.booleans(), limits)
+def test_fast_iter_lines_gives_the_lines_and_errors_of_lines_iter_lines(stream, strict, limit):
+    raw, chunks = stream
+    assert run(lambda: fast.iter_lines(chunks, strict=strict, max_line_bytes=limit)) == run(
+        lambda: lines.iter_lines(chunks, strict=strict, max_line_bytes=limit))
+
+
+@given(chunkings(), st.booleans(), limits)
+def test_fast_iter_sse_gives_the_events_and_errors_of_sse_iter_sse(stream, strict, limit):
+    raw, chunks = stream
+    assert run(lambda: fast.iter_sse(chunks, strict=strict, max_event_bytes=limit)) == run(
+        lambda: sse.iter_sse(chunks, strict=strict, max_event_bytes=limit))
+
+
+@given(st.data(), st.booleans(), limits)
+def test_fast_iter_events_gives_the_events_and_errors_of_events_iter_events(data, strict, limit):
+    raw = data.draw(api_streams)
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(raw)), max_size=12)))
+    bounds = [0, *cuts, len(raw)]
+    chunks = [raw[a:b] for a, b in zip(bounds, bounds[1:])]
+    assert run(lambda: fast.iter_events(chunks, strict=strict, max_event_bytes=limit)) == run(
+        lambda: events.iter_events(chunks, strict=strict, max_event_bytes=limit))
+
+
+def test_an_event_of_many_short_lines_is_counted_against_the_limit_by_both_paths():
+    raw = b"data: xy\n" * 1000 + b"\n"  # 3000 bytes of data buffer, joined 64 lines at a time
+    for limit in (2999, 3000):
+        for chunks in ([raw], chunked(raw, 9), chunked(raw, 4096)):
+            assert run(lambda: fast.iter_sse(chunks, max_event_bytes=limit)) == run(
+                lambda: sse.iter_sse(chunks, max_event_bytes=limit))
+
+
+# JSON text around strings: escapes of every kind (split anywhere by the fragments),
+# surrogate pairs and lone halves, control characters, non-ASCII, quotes.
+STRING_PIECES = ["a", "é", "→", "😀", "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\u00e9", "\\ud83d\\ude00",
+                 "\\ud83d", "\\ude00", "\\x", "\\u12", "\t", "\x01", "\ud800", " ", ","]
+json_texts = st.lists(st.lists(st.sampled_from(STRING_PIECES), max_size=12).map("".join), min_size=1, max_size=4).map(
+    lambda strings: "[" + ", ".join(f'"{text}"' for text in strings) + ', {"k": 1}]')
+
+
+class ParserReadingRunByRun(PartialJSONParser):
+    """The parser without `fast.scan_string`: every string read by `_string_by_runs`."""
+
+    _string = PartialJSONParser._string_by_runs
+
+
+def parsed(parser_class, fragments):  # -> (changes and snapshots per fragment, the error or None)
+    parser, seen = parser_class(), []
+    try:
+        for fragment in fragments:
+            seen.append((parser.feed(fragment), parser.snapshot(True) if parser.position else None))
+    except PartialJSONError as error:
+        return seen, (error.message, error.offset)
+    return seen, None
+
+
+@given(st.data(), json_texts)
+def test_scan_string_reads_string_fragments_as_the_run_by_run_scanner_does(data, text):
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=10)))
+    bounds = [0, *cuts, len(text)]
+    fragments = [text[a:b] for a, b in zip(bounds, bounds[1:]) if b > a]
+    assert parsed(PartialJSONParser, fragments) == parsed(ParserReadingRunByRun, fragments)

@@ -26,7 +26,7 @@ from streaming_lib import (
     iter_sse,
     parse_partial_json,
 )
-from streaming_lib.accumulator import decode_event
+from streaming_lib.events import decode_event
 from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
 from streaming_lib.tools.sdk import compare_messages, our_verdict, sdk_final_message, sdk_verdict, verdict_text
 from streaming_lib.tools.trace import run
@@ -90,7 +90,7 @@ def differences(name, chunks):  # our message from `chunks` vs the SDK's from th
 
 def failure(name, chunks=None):
     with pytest.raises(REJECTED[name]) as caught:
-        accumulate(read_fixture(name) if chunks is None else chunks)
+        accumulate(read_fixture(name) if chunks is None else chunks, keep_events=True)
     return caught.value
 
 

@@ -36,13 +36,13 @@ def server():
 def ends_early(raw):
     """The IncompleteStreamError `accumulate` raises when the bytes simply end after `raw`."""
     with pytest.raises(IncompleteStreamError) as caught:
-        accumulate(raw)
+        accumulate(raw, keep_events=True)
     return caught.value
 
 
 def failure(chunks):
     with pytest.raises(StreamError) as caught:
-        accumulate(chunks)
+        accumulate(chunks, keep_events=True)
     return caught.value
 
 

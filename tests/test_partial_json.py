@@ -17,7 +17,7 @@ import re
 
 import jiter
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from streaming_lib import partial_json
@@ -165,18 +165,11 @@ def replay(changes, tree: dict) -> None:
             node[keys[-1]] += change.text
 
 
-def examples(count: int) -> settings:
-    return settings(max_examples=count, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-
-@examples(700)
 @given(documents)
 def test_every_prefix_of_a_random_document_matches_jiter_in_both_modes(document):
     assert_every_prefix_agrees(document)
 
 
-@examples(700)
 @given(broken_documents())
 def test_every_prefix_of_a_broken_document_matches_jiter_errors_included(document):
     assert_every_prefix_agrees(document)
@@ -190,7 +183,6 @@ def snapshot_says(parser: PartialJSONParser, text: str, trailing: bool) -> tuple
         return "error", f"{error.message} at {jiter_position(text, error.offset)}"
 
 
-@examples(100)
 @given(documents)
 def test_feeding_a_document_in_two_pieces_equals_parsing_it_whole_for_every_cut(document):
     for cut in range(len(document) + 1):
@@ -202,7 +194,6 @@ def test_feeding_a_document_in_two_pieces_equals_parsing_it_whole_for_every_cut(
         assert snapshot_says(parser, document, False) == we_say(document, False)
 
 
-@examples(300)
 @given(documents | broken_documents(), st.lists(st.integers(0, 200), max_size=8), st.booleans())
 def test_any_fragments_give_the_one_shot_value_and_changes_that_rebuild_it(document, cuts, snapshots):
     cuts = sorted({min(cut, len(document)) for cut in cuts} | {len(document)})
@@ -425,4 +416,5 @@ def test_nesting_100000_deep_works_without_a_depth_limit_and_never_recurses():
 
 
 def test_the_docstring_examples_run():
-    assert doctest.testmod(partial_json).failed == 0
+    results = doctest.testmod(partial_json)
+    assert results.attempted > 0 and results.failed == 0

@@ -11,7 +11,7 @@ random chunks.
 
 import json
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from streaming_lib import accumulate
@@ -100,7 +100,6 @@ def streams(draw):
     return raw, [raw[a:b] for a, b in zip(bounds, bounds[1:])], content
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(streams())
 def test_any_valid_stream_in_any_chunks_gives_the_sdks_final_message_with_the_blocks_sent(stream):
     raw, chunks, content = stream

@@ -211,3 +211,55 @@ def test_an_event_of_many_data_lines_is_the_same_whatever_the_chunks():
     assert expected[0].data == "\n".join(map(str, range(300))) + "\n"
     for size in (1, 2, 7, len(raw)):
         assert list(iter_sse(chunked(raw, size))) == expected
+
+
+# -- the WHATWG specification's own examples (HTML Standard, 9.2.6 "Interpreting an event stream") --
+# Each stream is the spec's, byte for byte; each is read whole and in 1, 2 and 7-byte
+# chunks, by the plain stages (`streaming_lib.sse.iter_sse`) and by the fast path.
+
+def every_reading(raw: bytes) -> list[list[ServerSentEvent]]:
+    from streaming_lib.sse import iter_sse as plain_iter_sse
+
+    return [list(read(chunks)) for read in (iter_sse, plain_iter_sse)
+            for chunks in ([raw], chunked(raw, 1), chunked(raw, 2), chunked(raw, 7))]
+
+
+def spec_example_gives(raw: bytes, expected: list[ServerSentEvent]) -> None:
+    for got in every_reading(raw):
+        assert got == expected
+
+
+def test_spec_example_the_three_data_lines_of_one_block_make_one_event_yhoo_plus_2_10():
+    # "would cause an event message ... The event's data attribute would contain
+    # the string "YHOO\n+2\n10"".
+    spec_example_gives(b"data: YHOO\ndata: +2\ndata: 10\n\n", [ServerSentEvent("message", "YHOO\n+2\n10")])
+
+
+def test_spec_example_test_stream_a_comment_fires_nothing_id_sets_then_resets_the_last_event_id():
+    # Three blocks that fire: "first event" (then the last event ID is "1"), "second event"
+    # (whose "id" field with no value resets it to the empty string), and " third event"
+    # with its leading space; the last block has no blank line after it, so fires nothing...
+    raw = b": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n"
+    spec_example_gives(raw, [ServerSentEvent("message", "first event", "1"),
+                             ServerSentEvent("message", "second event", "")])
+    # ...and with the blank line it fires " third event", the single leading space kept.
+    spec_example_gives(raw + b"\n", [ServerSentEvent("message", "first event", "1"),
+                                     ServerSentEvent("message", "second event", ""),
+                                     ServerSentEvent("message", " third event", "")])
+
+
+def test_spec_example_data_data_data_a_bare_data_line_is_the_empty_string_and_two_make_one_newline():
+    # "The first block fires events with the data set to the empty string, as would the
+    # last block if it was followed by a blank line. The middle block fires an event with
+    # the data set to a single newline character. The last block is discarded because it
+    # is not followed by a blank line."
+    raw = b"data\n\ndata\ndata\n\ndata:"
+    spec_example_gives(raw, [ServerSentEvent("message", ""), ServerSentEvent("message", "\n")])
+    spec_example_gives(raw + b"\n\n", [ServerSentEvent("message", ""), ServerSentEvent("message", "\n"),
+                                       ServerSentEvent("message", "")])
+
+
+def test_spec_example_data_test_with_and_without_the_space_fires_two_identical_events():
+    # "The following stream fires two identical events ... the space after the colon is
+    # ignored if present."
+    spec_example_gives(b"data:test\n\ndata: test\n\n", [ServerSentEvent("message", "test")] * 2)

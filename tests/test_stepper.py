@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.streams import text_stream
 from streaming_lib import LineDecoder, MessageAccumulator, PartialJSONError, SSEDecoder, StreamError, accumulate
-from streaming_lib.accumulator import decode_event
+from streaming_lib.events import decode_event
 from streaming_lib.events import load_json
 from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
 from streaming_lib.partial_json import parse_partial_json

@@ -139,7 +139,7 @@ def test_invalid_tool_json_under_tool_use_is_an_error_once_the_whole_stream_is_r
     events = tool_stream("tool_use", CUT)
     raw = as_sse(events)
     with pytest.raises(ToolInputJSONError) as caught:
-        accumulate(chunked(raw, size) if size else raw)
+        accumulate(chunked(raw, size) if size else raw, keep_events=True)
     error = caught.value
     assert error.raw == CUT[0] and error.stop_reason == "tool_use" and error.index == 0
     assert error.event_number == 4 and "event 4: tool input of block 0 is not valid JSON" in str(error)

@@ -8,4 +8,8 @@
     record.py       save one real API stream, byte for byte, as a fixture
 
 Nothing here is imported by `import streaming_lib`: the pipeline needs no HTTP.
+
+    >>> from streaming_lib.lab.api import API_VERSION
+    >>> API_VERSION                      # the `anthropic-version` header every request carries
+    '2023-06-01'
 """

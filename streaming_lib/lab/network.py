@@ -46,7 +46,7 @@ import httpx
 from ..accumulator import MessageAccumulator
 from ..events import decode_event
 from ..errors import IncompleteStreamError, StreamError, StreamTimeoutError
-from ..sse import iter_sse
+from ..fast import iter_sse
 from .api import API_VERSION, DEFAULT_MODEL
 
 # A request body the replay server accepts (it ignores everything but "stream").
@@ -290,7 +290,7 @@ def timed_stream(
             # iter_sse pulls one chunk at a time and yields each event as soon as
             # a chunk completes it: the last chunk time is that event's arrival.
             for sse in iter_sse(wire(response)):
-                event = decode_event(sse, acc.event_number + 1)
+                event = decode_event(sse, acc.next_event_number)
                 if event is None:
                     continue
                 timed.event_times.append(timed.chunk_times[-1])

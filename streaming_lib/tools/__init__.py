@@ -9,4 +9,8 @@
     progress.py        `python -m streaming_lib progress`: how far a learner is in the exercises
 
 They read the pipeline's state; they decide nothing about the stream themselves.
+
+    >>> from streaming_lib.tools.fixtures import read_fixture
+    >>> read_fixture("fixture")[:21]     # every stream starts with its message_start
+    b'event: message_start\\n'
 """

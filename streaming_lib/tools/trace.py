@@ -182,7 +182,7 @@ def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], Non
                 if acc.complete:
                     break
                 dispatched = sse.feed_line(line)
-                event = None if dispatched is None else decode_event(dispatched, acc.event_number + 1)
+                event = None if dispatched is None else decode_event(dispatched, acc.next_event_number)
                 if event is None:
                     continue
                 acc.feed(event)

@@ -11,6 +11,12 @@ In a notebook:
     StreamStepper("truncated", chunk_size=1)    # any fixture, path or bytes
     StreamStepper.static()                      # without a kernel (nbviewer, a course site)
     StreamStepper().to_html("stepper.html")     # a self-contained page
+
+A frame is what every stage holds after one more chunk (here 7 bytes):
+
+    >>> frames = compute_frames(b'event: ping\\ndata: {"type": "ping"}\\n\\n', 7)
+    >>> len(frames), frames[2].lines, frames[2].pending
+    (8, ('event: ping',), b'da')
 """
 
 from .frames import EVENT_BY_EVENT, Frame, Frames, chunk_plan, compute_frames, frame_at

@@ -44,7 +44,6 @@ Deliberately not handled here: HTML (`html.py`) and widgets (`widget.py`).
 from __future__ import annotations
 
 import copy
-import re
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -52,20 +51,17 @@ from itertools import chain
 from typing import Any, overload
 
 from ...accumulator import MessageAccumulator
-from ...events import decode_event
 from ...errors import StreamError
-from ...lines import LineDecoder
+from ...events import decode_event
+from ...lines import LINE_END_BYTES, LineDecoder
 from ...partial_json import PartialJSONError
-from ..block_progress import Progress
 from ...sse import ServerSentEvent, SSEDecoder
+from ..block_progress import Progress
 from ..utf8 import unfinished_character
 
 # The chunk plan that cuts the bytes right after each blank line, so that every
 # step delivers one whole event.
 EVENT_BY_EVENT = "event"
-
-# A line ending, as the WHATWG stream grammar defines it (CRLF, LF or a lone CR).
-LINE_END = re.compile(rb"\r\n|\r|\n")
 
 # Steps between two checkpoints: a frame costs at most this many chunks fed
 # (about a millisecond at 1-byte chunks), and a million steps keep a thousand
@@ -158,7 +154,7 @@ def event_ends(raw: bytes) -> list[int]:
     [9, 20]
     """
     ends, line_start = [], 0
-    for match in LINE_END.finditer(raw):  # the whole stream at once: a CRLF is never split
+    for match in LINE_END_BYTES.finditer(raw):  # the whole stream at once: a CRLF is never split
         if match.start() == line_start:
             ends.append(match.end())
         line_start = match.end()
@@ -300,7 +296,7 @@ class _Run:
         or comes after `message_stop` (as `accumulate`, the stepper reads nothing after it)."""
         if self.acc.complete:
             return False
-        event = decode_event(dispatched, self.acc.event_number + 1)
+        event = decode_event(dispatched, self.acc.next_event_number)
         if event is None:
             return False
         self.acc.feed(event)

@@ -17,6 +17,9 @@ back to its static page: `_repr_mimebundle_` puts it beside the widget view as
 `text/html`, which a renderer uses when it has no widget state.
 
 Deliberately not handled here: computing frames (`frames.py`), drawing them (`html.py`).
+
+    >>> read_source(b"data: x\\n\\n")    # bytes are shown by their size
+    (b'data: x\\n\\n', '9 bytes')
 """
 
 from __future__ import annotations
