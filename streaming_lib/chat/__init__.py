@@ -6,6 +6,6 @@ page's own stream parser is `static/chat.js`.
 """
 
 from .app import build_app
-from .runner import ChatServer, serve
+from .runner import ChatServer, ThreadedServer, serve
 
-__all__ = ["ChatServer", "build_app", "serve"]
+__all__ = ["ChatServer", "ThreadedServer", "build_app", "serve"]
