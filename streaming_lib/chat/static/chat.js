@@ -271,6 +271,8 @@ async function send(prompt) {
       }
     }
   } catch (error) {
+    // A cut (or Stop) errors the stream: chunks the browser had received but we
+    // had not read yet are dropped with it. What is shown is what we read.
     render(answer);
     if (error.name === "AbortError") showStatus("incomplete", "stopped: you stopped the answer; what arrived is kept above");
     else showStatus("incomplete", `incomplete: the connection was cut before message_stop (${error.message}); the answer above is partial`);
