@@ -3,6 +3,11 @@ same-origin only, its own request shape only, the key kept, Stop reaching upstre
 
 import asyncio
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
 import threading
 
 import httpx
@@ -232,3 +237,46 @@ def test_the_api_key_goes_upstream_and_never_to_the_page():
     assert "cookie" not in first["headers"] and first["headers"].get("authorization") is None
     assert first["body"]["messages"] == [{"role": "user", "content": PROMPT["prompt"]}]
     assert first["body"]["tools"] == [WRITE_FILE] and first["body"]["stream"] is True
+
+
+# ---- The command, and what it leaves behind ---------------------------------------------------
+
+
+def test_the_chat_command_prints_its_url_serves_the_page_and_stops_on_ctrl_c():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    environ = {name: value for name, value in os.environ.items() if not name.startswith("ANTHROPIC_")}
+    command = [sys.executable, "-m", "streaming_lib", "chat", "--port", str(port), "--pace", "0"]
+    process = subprocess.Popen(command, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        first_line = process.stdout.readline()
+        url = f"http://127.0.0.1:{port}"
+        assert first_line.startswith(f"Chat page: {url}/"), first_line
+        assert "<title>Streaming chat</title>" in httpx.get(url + "/").text
+        assert httpx.post(url + "/chat", json=PROMPT, headers={"origin": url}).content == read_fixture("fixture")
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=10)[0]
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0 and "Traceback" not in output, output
+
+
+def test_a_bad_pace_or_fixture_is_refused_before_anything_starts():
+    for options in (["--pace", "-1"], ["--fixture", "no_such_fixture"]):
+        command = [sys.executable, "-m", "streaming_lib", "chat", "--port", "0", *options]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=30)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+
+
+def test_leaving_the_chat_server_stops_both_servers_and_their_threads():
+    threads_before = set(threading.enumerate())
+    with ChatServer("fixture", pace=0, environ={}) as chat:
+        assert post_chat(chat).status_code == 200
+        port, replay_port = chat.port, chat.replay.port
+    assert set(threading.enumerate()) == threads_before
+    for closed in (port, replay_port):
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", closed), timeout=0.5)
