@@ -234,3 +234,12 @@ def test_a_stream_cut_in_two_anywhere_gives_the_same_events_as_whole(reader_page
     ours = [[event.event, event.data] for event in iter_sse([stream])]
     for cut in range(1, len(stream)):
         assert reader_page.evaluate(PARSE_IN_PAGE, [list(stream), [cut, len(stream) - cut]]) == ours, cut
+
+
+def test_a_refusal_withdraws_the_text_shown_while_it_streamed(page):
+    with ChatServer("refusal", pace=0.05, environ={}) as chat:
+        ask(page, chat.url + "/")
+        expect(page.locator("#status")).to_contain_text("refused")
+    shown = page.evaluate("window.grew.answer")
+    assert shown and shown[-1] == expected_after(read_fixture("refusal")).message["content"][0]["text"]
+    expect(page.locator("#answer")).to_be_empty()

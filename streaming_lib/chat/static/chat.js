@@ -281,7 +281,11 @@ async function send(prompt) {
   render(answer);
   if (answer.error) showStatus("error", `error: ${answer.error.type}: ${answer.error.message}; the answer above is partial`);
   else if (!answer.complete) showStatus("incomplete", "incomplete: the stream ended before message_stop; the answer above is partial");
-  else showStatus("done", `done: stop_reason ${answer.message.stop_reason}`);
+  else if (answer.message.stop_reason === "refusal") {
+    // The model declined after it had started: what was shown is taken back (notebook 06).
+    $("answer").textContent = "";
+    showStatus("error", "refused: the model declined to go on; the text shown while it streamed is withdrawn");
+  } else showStatus("done", `done: stop_reason ${answer.message.stop_reason}`);
 }
 
 $("ask").addEventListener("submit", async (submitted) => {
