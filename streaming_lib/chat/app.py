@@ -56,7 +56,7 @@ MODEL = "claude-haiku-4-5"
 MAX_TOKENS = 1024
 MAX_PROMPT_CHARS = 4000  # one question, not a document: a cap on what the key can be spent on
 MAX_BODY_BYTES = 64 * 1024  # the request body is refused before parsing beyond this
-LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]", "::1"]
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost"]  # the Host names answered by default (no IPv6: it listens on IPv4)
 # The replay server's faults (server.py) the page may ask for; the local upstream only.
 FAULTS = ("error_after", "drop_at", "pace", "first_token_delay", "hold_open")
 
