@@ -5,6 +5,8 @@
                                             replay a stream as a local Messages API (lab/server.py)
     record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY; lab/record.py)
     progress [NN ...] [--dir DIR]           run the exercises' checks; one row per exercise (tools/progress.py)
+    chat [--port P] [--fixture F] [--pace SECONDS] [--host H]
+                                            the chat page and its relay, on 127.0.0.1 (chat/)
 """
 
 from __future__ import annotations
@@ -41,6 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
     progress = commands.add_parser("progress", help="run every exercise's checks and show how far you are")
     progress.add_argument("names", nargs="*", metavar="NN", help="only these exercises (03 or 03_live_preview; default: all)")
     progress.add_argument("--dir", type=Path, default=None, metavar="DIR", help="the exercises' folder (default: exercises/)")
+
+    chat = commands.add_parser("chat", help="serve the chat page and its relay to the Messages API on 127.0.0.1")
+    chat.add_argument("--port", type=int, default=argparse.SUPPRESS, metavar="P", help="the port (default: 8000)")
+    chat.add_argument("--fixture", default="fixture", metavar="F", help="the replay server's fixture (default: fixture)")
+    chat.add_argument("--pace", type=float, default=argparse.SUPPRESS, metavar="SECONDS", help="seconds between events (default: 0.02)")
+    chat.add_argument("--host", default=argparse.SUPPRESS, metavar="H", help="the address to listen on (default: 127.0.0.1)")
     return parser
 
 
@@ -68,6 +76,16 @@ def main(argv: list[str] | None = None) -> int:
 
         given = {name: getattr(args, name) for name in ("model", "prompt") if hasattr(args, name)}
         return run_record(args.out, **given)
+    if args.command == "chat":
+        from .chat import serve as serve_chat
+        from .server import seconds
+
+        try:
+            seconds(getattr(args, "pace", 0))
+        except ValueError as error:
+            build_parser().error(f"--pace {args.pace}: {error}")
+        given = {name: getattr(args, name) for name in ("port", "pace", "host") if hasattr(args, name)}
+        return serve_chat(args.fixture, **given)
     if args.command == "progress":
         from .tools.progress import EXERCISES_DIR, run as run_progress, table
 

@@ -21,6 +21,7 @@ COURSE = [
     "04_tool_use",
     "05_trust_but_verify",
     "06_in_production",
+    "07_capstone",
 ]
 
 # Absolute paths of the machine that ran the notebook: they would differ on every

@@ -1,0 +1,261 @@
+"""The chat app: a page, and a relay that streams the Messages API on to it.
+
+    GET  /             the page (static/index.html; its script and style under /static/)
+    POST /chat         {"prompt": str}  ->  the upstream's SSE bytes, as they arrive
+
+The relay calls `POST {upstream}/v1/messages` with `"stream": true` and hands
+the response body on, chunk by chunk, untouched: the page parses it itself
+(static/chat.js, with the rules of notebooks 01-03). The upstream is the local
+replay server (`streaming_lib.server.ReplayServer`) unless an API key is given,
+then the real API. The key goes upstream in `x-api-key` and nowhere else: the
+page talks only to this app, and no upstream header comes back to it.
+
+The relay is not an open proxy (anyone who can reach it could spend the key):
+
+- it answers only hosts it knows (`127.0.0.1`, `localhost`: a web page that
+  rebinds its own domain name to this machine is refused, 400);
+- it forwards only the page's own requests: same origin (`Origin` and
+  `Sec-Fetch-Site`, which a browser sets and a web page cannot forge), else 403;
+- it accepts only its own request shape, `{"prompt": str}` of at most
+  MAX_PROMPT_CHARS characters, as JSON (else 400, 415 or 422), and builds the
+  upstream request itself; no header or field of the page's is forwarded.
+
+With the local replay server, the page's query parameters `error_after`,
+`drop_at`, `pace`, `first_token_delay` and `hold_open` are forwarded to it
+(its faults: `server.py`), so the page can be shown an error mid-stream or a cut
+stream. They are never sent to the real API.
+
+Deliberately not handled: conversations (one prompt, one answer), running the
+tool, authentication of the page's user (the app is for this machine only).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import httpx
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import Message, Send
+
+STATIC = Path(__file__).parent / "static"
+REAL_API = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"  # the `anthropic-version` header the API requires
+MODEL = "claude-haiku-4-5"
+MAX_TOKENS = 1024
+MAX_PROMPT_CHARS = 4000  # one question, not a document: a cap on what the key can be spent on
+MAX_BODY_BYTES = 64 * 1024  # the request body is refused before parsing beyond this
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost"]  # the Host names answered by default (no IPv6: it listens on IPv4)
+# The replay server's faults (server.py) the page may ask for; the local upstream only.
+FAULTS = ("error_after", "drop_at", "pace", "first_token_delay", "hold_open")
+
+# The one tool the model is offered: the course fixture's `write_file`.
+WRITE_FILE = {
+    "name": "write_file",
+    "description": "Write a text file: its path and its whole new content.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+        "required": ["path", "content"],
+    },
+}
+
+log = logging.getLogger("streaming_lib.chat")
+
+
+def problem(status: int, message: str) -> JSONResponse:
+    """An error for the page, shaped like the API's (`{"type": "error", "error": {...}}`)."""
+    kind = "forbidden" if status == 403 else "invalid_request_error"
+    return JSONResponse({"type": "error", "error": {"type": kind, "message": message}}, status_code=status)
+
+
+def cross_origin(request: Request) -> str | None:
+    """Why `request` is not the page's own (a str), or None if it is.
+
+    A browser sends `Origin` with every POST, and `Sec-Fetch-Site` with every
+    request (Fetch Metadata); a script on another site can set neither. So a
+    request without `Origin` is not from our page, and one whose `Origin` is
+    not this app's own scheme://host:port comes from another site.
+    """
+    origin = request.headers.get("origin")
+    if origin is None:
+        return "no Origin header: only the chat page may use the relay"
+    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    if origin != own:
+        return f"cross-origin request from {origin}: only the chat page ({own}) may use the relay"
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site != "same-origin":
+        return f"Sec-Fetch-Site is {site}: only the chat page may use the relay"
+    return None
+
+
+async def read_prompt(request: Request) -> str | Response:
+    """The prompt of a `{"prompt": str}` JSON body, or the error response refusing it."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        return problem(415, "the body must be JSON (content-type: application/json)")
+    body = b""
+    async for chunk in request.stream():  # read with a cap: a huge body is never held whole
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            return problem(413, f"the body is over {MAX_BODY_BYTES} bytes")
+    try:
+        fields = json.loads(body)
+    except ValueError as error:
+        return problem(400, f"the body is not JSON: {error}")
+    if not (isinstance(fields, dict) and set(fields) == {"prompt"} and isinstance(fields["prompt"], str)):
+        return problem(422, 'the body must be {"prompt": "..."} and nothing else')
+    prompt = fields["prompt"]
+    if not prompt.strip() or len(prompt) > MAX_PROMPT_CHARS:
+        return problem(422, f"the prompt must hold from 1 to {MAX_PROMPT_CHARS} characters")
+    return prompt
+
+
+def upstream_request(prompt: str) -> dict[str, Any]:
+    """The Messages API request body the relay sends for `prompt` (built here, never taken from the page)."""
+    return {
+        "model": MODEL,
+        "max_tokens": MAX_TOKENS,
+        "stream": True,
+        "tools": [WRITE_FILE],
+        "messages": [{"role": "user", "content": prompt}],
+    }
+
+
+class RelayResponse(StreamingResponse):
+    """A `StreamingResponse` that passes a cut upstream on as a cut.
+
+    If the upstream hangs up mid-body, ending our body cleanly would tell the
+    page "that was all". Instead we never send the final empty body message:
+    uvicorn then closes the connection with the body unfinished, and the page's
+    reader fails as it would have on the upstream's connection.
+    """
+
+    def __init__(self, chunks: AsyncIterator[bytes], *, cut: list[bool], headers: dict[str, str]) -> None:
+        super().__init__(chunks, headers=headers)
+        self.cut = cut  # set to [True] by the body's generator when the upstream hung up
+
+    async def stream_response(self, send: Send) -> None:
+        async def send_all_but_a_cut_end(message: Message) -> None:
+            if message["type"] == "http.response.body" and not message.get("more_body", False) and self.cut[0]:
+                return
+            await send(message)
+
+        await super().stream_response(send_all_but_a_cut_end)
+
+
+def build_app(
+    upstream: str,
+    *,
+    api_key: str | None = None,
+    faults: bool = False,
+    allowed_hosts: list[str] | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> Starlette:
+    """The chat app (ASGI), relaying to the Messages API at `upstream` (a base URL, no `/v1`).
+
+    `api_key` is sent upstream as `x-api-key` (None: no key, as the replay
+    server needs none). `faults`: forward the page's fault query parameters
+    (only for the local replay server). `allowed_hosts`: the `Host` names
+    answered (default: the loopback names). `transport`: httpx's, for tests.
+    """
+    upstream = upstream.rstrip("/")
+    if urlsplit(upstream).scheme not in ("http", "https"):
+        raise ValueError(f"the upstream must be an http(s) URL, not {upstream!r}")
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
+
+    async def chat(request: Request) -> Response:
+        refusal = cross_origin(request)
+        if refusal is not None:
+            return problem(403, refusal)
+        prompt = await read_prompt(request)
+        if isinstance(prompt, Response):
+            return prompt
+        params = {name: request.query_params[name] for name in FAULTS if faults and name in request.query_params}
+        headers = {
+            "anthropic-version": API_VERSION,
+            # No compression: the relay hands on the bytes as they come, and a
+            # compressed body would be held back by the decompressor.
+            "accept-encoding": "identity",
+        }
+        if api_key is not None:
+            headers["x-api-key"] = api_key
+
+        client = httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(30.0, read=300.0))
+        try:
+            outgoing = client.build_request(
+                "POST", upstream + "/v1/messages", params=params, headers=headers, json=upstream_request(prompt)
+            )
+            response = await client.send(outgoing, stream=True)
+        except httpx.HTTPError as error:
+            await client.aclose()
+            return problem(502, f"the Messages API could not be reached: {type(error).__name__}")
+        if response.status_code != 200:
+            # An API error before the stream (400, 401, 429, 529...): its JSON body
+            # goes to the page with its status; none of its headers does.
+            body = await response.aread()
+            await response.aclose()
+            await client.aclose()
+            media_type = response.headers.get("content-type", "application/json")
+            return Response(body, status_code=response.status_code, media_type=media_type)
+
+        cut = [False]
+
+        async def relay() -> AsyncIterator[bytes]:
+            # What must not buffer, the lesson of notebook 06's proxy section:
+            # `aiter_raw` yields each chunk as it is read from the socket (no
+            # decoding, no waiting for a full line or event), and StreamingResponse
+            # writes each one at once; the response says `cache-control: no-cache`
+            # and `x-accel-buffering: no` to any proxy in front of the app.
+            try:
+                async for chunk in response.aiter_raw():
+                    yield chunk
+            except httpx.HTTPError as error:
+                log.info("the upstream stream was cut: %s", type(error).__name__)
+                cut[0] = True
+            finally:
+                # Reached at the end, at a cut, and when the page hangs up (Stop):
+                # Starlette then cancels this generator. The close is shielded from
+                # that cancellation, so the upstream connection is closed at once.
+                with anyio.CancelScope(shield=True):
+                    await response.aclose()
+                    await client.aclose()
+
+        relay_headers = {
+            "content-type": "text/event-stream; charset=utf-8",
+            "cache-control": "no-cache",
+            "x-accel-buffering": "no",
+        }
+        return RelayResponse(relay(), cut=cut, headers=relay_headers)
+
+    routes = [
+        Route("/", page, methods=["GET"]),
+        Route("/chat", chat, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    hosts = allowed_hosts if allowed_hosts is not None else LOOPBACK_HOSTS
+    app = Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)])
+    app.state.upstream = upstream
+    return app
+
+
+class _HushCutRelays(logging.Filter):
+    """uvicorn reports an unfinished body as an application error; a relayed cut is on purpose."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "ASGI callable returned without completing response."
+
+
+HUSH = _HushCutRelays()

@@ -1,0 +1,312 @@
+// The chat page's stream reader: the course's pipeline, a second time, in JavaScript.
+//
+//   bytes  --TextDecoder-->  text  --LineSplitter-->  lines  --SSEParser-->  SSE events
+//          --JSON.parse-->  Messages API events  --Answer-->  the message so far, shown
+//
+// Each stage is the one the notebooks built in Python: lines (notebook 02), SSE
+// events (notebook 01), the Messages API events and the message (notebook 03),
+// and the tool-call verdict (notebook 04, streaming_lib/tool_calls.py).
+//
+// Why fetch and not EventSource: EventSource only makes GET requests, with no
+// body and no headers of ours, so it cannot post a prompt. fetch can, and its
+// response body is a ReadableStream of bytes that we read chunk by chunk.
+"use strict";
+
+// ---- 1. Lines (notebook 02) ------------------------------------------------
+// A line ends at CRLF, at a lone CR or at a lone LF (WHATWG HTML, 9.2.6).
+// The text comes in pieces cut anywhere, so two things carry over between pieces:
+// - `buffer`: the start of a line whose end has not arrived yet;
+// - `endedOnCR`: the last piece ended on a CR. That CR ended a line, but if the
+//   next piece starts with an LF, the two are one CRLF: that LF ends nothing.
+class LineSplitter {
+  constructor() {
+    this.buffer = "";
+    this.endedOnCR = false;
+  }
+
+  // Feed a piece of text; get back the lines it completed (without their ends).
+  feed(text) {
+    if (text === "") return [];
+    if (this.endedOnCR && text[0] === "\n") text = text.slice(1);
+    this.endedOnCR = false;
+    const lines = [];
+    let start = 0; // where the current line starts in `text`
+    for (let i = 0; i < text.length; i++) {
+      const char = text[i];
+      if (char !== "\r" && char !== "\n") continue;
+      lines.push(this.buffer + text.slice(start, i));
+      this.buffer = "";
+      if (char === "\r") {
+        if (i + 1 === text.length) this.endedOnCR = true; // an LF may come in the next piece
+        else if (text[i + 1] === "\n") i++; // CRLF: one line end
+      }
+      start = i + 1;
+    }
+    this.buffer += text.slice(start); // kept short: only the unfinished line
+    return lines;
+  }
+}
+
+// ---- 2. SSE events (notebook 01) -------------------------------------------
+// Fields are gathered line by line; a blank line dispatches the event (WHATWG
+// HTML, 9.2.6 "Interpreting an event stream").
+class SSEParser {
+  constructor() {
+    this.eventType = ""; // from `event:` lines; empty means "message"
+    this.dataLines = []; // from `data:` lines, joined with LF at dispatch
+    this.lastEventId = ""; // from `id:`; kept from one event to the next
+  }
+
+  // Feed one line; get back an event {type, data, lastEventId} or null.
+  feedLine(line) {
+    if (line === "") return this.dispatch();
+    if (line[0] === ":") return null; // a comment (some servers send them to keep the line alive)
+    const colon = line.indexOf(":");
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? "" : line.slice(colon + 1);
+    if (value[0] === " ") value = value.slice(1); // one space after the colon is not part of the value
+    if (field === "event") this.eventType = value;
+    else if (field === "data") this.dataLines.push(value);
+    else if (field === "id" && !value.includes("\0")) this.lastEventId = value;
+    // `retry` and unknown fields are ignored: this reader never reconnects.
+    return null;
+  }
+
+  dispatch() {
+    const event = { type: this.eventType || "message", data: this.dataLines.join("\n"), lastEventId: this.lastEventId };
+    const empty = this.dataLines.length === 0; // no data: nothing is dispatched
+    this.eventType = "";
+    this.dataLines = [];
+    return empty ? null : event;
+  }
+}
+
+// ---- 3. The message so far (notebook 03's accumulator) ---------------------
+class Answer {
+  constructor() {
+    this.message = null; // from message_start; content and usage grow as events arrive
+    this.jsonText = new Map(); // block index -> the partial JSON of a tool's input so far
+    this.stopped = new Set(); // indices of blocks whose content_block_stop arrived
+    this.inputErrors = new Map(); // block index -> why its input is not a JSON object
+    this.complete = false; // message_stop arrived
+    this.error = null; // the `error` of an `event: error` (after HTTP 200)
+  }
+
+  apply(event) {
+    const type = event.type;
+    if (type === "message_start") {
+      this.message = event.message;
+    } else if (type === "content_block_start") {
+      this.message.content[event.index] = event.content_block;
+      if (event.content_block.type.endsWith("tool_use")) this.jsonText.set(event.index, "");
+    } else if (type === "content_block_delta") {
+      const block = this.message.content[event.index];
+      const delta = event.delta;
+      if (delta.type === "text_delta") block.text += delta.text; // UTF-16 strings: split surrogate halves join here
+      else if (delta.type === "input_json_delta") this.jsonText.set(event.index, this.jsonText.get(event.index) + delta.partial_json);
+      else if (delta.type === "thinking_delta") block.thinking = (block.thinking || "") + delta.thinking;
+      // Other delta types are ignored: the API may add new ones.
+    } else if (type === "content_block_stop") {
+      this.stopped.add(event.index);
+      if (this.jsonText.has(event.index)) this.parseInput(event.index);
+    } else if (type === "message_delta") {
+      Object.assign(this.message, event.delta); // stop_reason, stop_sequence
+      Object.assign(this.message.usage, event.usage || {}); // the counts so far, not increments
+    } else if (type === "message_stop") {
+      this.complete = true;
+    } else if (type === "error") {
+      this.error = event.error;
+    }
+    // `ping` and unknown event types change nothing.
+  }
+
+  // The one strict parse of a tool's input, at its stop. No fragment at all: it stays `{}`.
+  parseInput(index) {
+    const text = this.jsonText.get(index);
+    if (text === "") return;
+    let value;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      this.inputErrors.set(index, `is not valid JSON: ${error.message}`);
+      return;
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      this.inputErrors.set(index, `is a JSON ${Array.isArray(value) ? "array" : value === null ? "null" : typeof value}, not an object`);
+      return;
+    }
+    this.message.content[index].input = value;
+  }
+
+  text() {
+    if (this.message === null) return "";
+    return this.message.content.filter((block) => block && block.type === "text").map((block) => block.text).join("\n\n");
+  }
+}
+
+// ---- 4. May this tool call run? (streaming_lib/tool_calls.py, same rules, same sentences) ----
+const NOT_RUNNABLE_BECAUSE = {
+  end_turn: "the model finished its turn without asking for a tool to run",
+  max_tokens: "the output was cut off at max_tokens, so the call may be incomplete",
+  model_context_window_exceeded: "the context window filled up and the output was cut off, so the call may be incomplete",
+  stop_sequence: "a stop sequence ended the output; only tool_use asks for a tool to run",
+  pause_turn: "the API paused its own server-tool loop; send the turn back to let it go on",
+  refusal: "the model refused; run nothing, and withdraw the text already shown",
+};
+
+function toolCallVerdict(answer, index) {
+  const no = (reason) => ({ runnable: false, reason });
+  const block = answer.message.content[index];
+  if (block.type === "server_tool_use") return no(`block ${index} is a call the API runs itself (server_tool_use)`);
+  if (block.type === "mcp_tool_use") return no(`block ${index} is a call the API makes to the MCP server itself (mcp_tool_use)`);
+  const reason = answer.message.stop_reason;
+  if (answer.complete && reason !== "tool_use") {
+    if (reason === null || reason === undefined) return no("the message ended with no stop_reason");
+    if (reason in NOT_RUNNABLE_BECAUSE) return no(`stop_reason is ${reason}: ${NOT_RUNNABLE_BECAUSE[reason]}`);
+    return no(`stop_reason is '${reason}', which this client does not know; only tool_use asks for a tool to run`);
+  }
+  if (!answer.stopped.has(index)) return no(`block ${index} has no content_block_stop yet: its input may still grow`);
+  if (answer.inputErrors.has(index)) return no(`block ${index}'s input ${answer.inputErrors.get(index)}`);
+  if (!answer.complete) return no("the message has no message_stop yet: the stop_reason that allows a run comes last");
+  return { runnable: true, reason: `block ${index} is a complete tool_use call, and the message stopped for tool_use` };
+}
+
+// ---- 5. Showing it ---------------------------------------------------------
+const $ = (id) => document.getElementById(id);
+
+function render(answer) {
+  if (answer.message === null) return;
+  $("answer").textContent = answer.text();
+  for (const [index, text] of answer.jsonText) {
+    let box = document.querySelector(`.tool[data-index="${index}"]`);
+    if (box === null) {
+      box = document.createElement("div");
+      box.className = "tool";
+      box.dataset.index = index;
+      box.innerHTML = "<h2></h2><pre class=\"tool-input\"></pre><p class=\"verdict\"></p>";
+      box.querySelector("h2").textContent = `${answer.message.content[index].name} (${answer.message.content[index].type})`;
+      $("tools").append(box);
+    }
+    box.querySelector(".tool-input").textContent = text; // the raw JSON so far: display only, never run
+    const verdict = toolCallVerdict(answer, index);
+    const line = box.querySelector(".verdict");
+    line.className = "verdict " + (verdict.runnable ? "runnable" : "not-runnable");
+    line.textContent = (verdict.runnable ? "runnable: " : "not runnable: ") + verdict.reason;
+  }
+  const usage = answer.message.usage;
+  $("usage").textContent = `usage${answer.complete ? "" : " so far"}: ${usage.input_tokens} input tokens, ${usage.output_tokens} output tokens`;
+}
+
+function showStatus(kind, text) {
+  $("status").className = kind;
+  $("status").textContent = text;
+}
+
+// ---- 6. Sending a prompt, reading the answer -------------------------------
+let controller = null; // aborts the fetch in flight (the Stop button)
+
+async function send(prompt) {
+  controller = new AbortController();
+  const answer = new Answer();
+  $("answer").textContent = "";
+  $("tools").textContent = "";
+  $("usage").textContent = "";
+  showStatus("streaming", "streaming…");
+  // The page's own query (?error_after=8, ?drop_at=1500) goes to the app, which
+  // passes the replay server's faults on to it, and nothing else.
+  const response = await fetch("/chat" + location.search, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ prompt }),
+    signal: controller.signal,
+  });
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    const message = body.error ? `${body.error.type}: ${body.error.message}` : response.statusText;
+    showStatus("error", `error: HTTP ${response.status}: ${message}`);
+    return;
+  }
+  const reader = response.body.getReader();
+  // One decoder for the whole stream, with {stream: true}: a character whose
+  // bytes are split between two chunks is held until its last byte arrives.
+  // (It also drops a byte order mark at the start, as the SSE rules ask.)
+  const decoder = new TextDecoder("utf-8");
+  const lines = new LineSplitter();
+  const sse = new SSEParser();
+  let number = 0; // events dispatched, for error messages
+  const take = (text) => {
+    for (const line of lines.feed(text)) {
+      const dispatched = sse.feedLine(line);
+      if (dispatched === null) continue;
+      number++;
+      let event;
+      try {
+        event = JSON.parse(dispatched.data);
+      } catch (error) {
+        answer.error = { type: "bad_event", message: `event ${number}: its data is not JSON (${error.message})` };
+        return;
+      }
+      try {
+        answer.apply(event);
+      } catch (error) {
+        // An event out of order (a delta before its block's start, say): the stream is not one we can read on.
+        answer.error = { type: "bad_event", message: `event ${number} (${event.type}): ${error.message}` };
+        return;
+      }
+      if (answer.complete || answer.error) return; // nothing after message_stop or an error is read
+    }
+  };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        take(decoder.decode()); // the end: a character left unfinished becomes U+FFFD
+        break;
+      }
+      take(decoder.decode(value, { stream: true }));
+      render(answer);
+      if (answer.complete || answer.error) {
+        reader.cancel(); // done: close the connection, even if it was held open
+        break;
+      }
+    }
+  } catch (error) {
+    // A cut (or Stop) errors the stream: chunks the browser had received but we
+    // had not read yet are dropped with it. What is shown is what we read.
+    render(answer);
+    if (error.name === "AbortError") showStatus("incomplete", "stopped: you stopped the answer; what arrived is kept above");
+    else showStatus("incomplete", `incomplete: the connection was cut before message_stop (${error.message}); the answer above is partial`);
+    return;
+  }
+  render(answer);
+  if (answer.error) showStatus("error", `error: ${answer.error.type}: ${answer.error.message}; the answer above is partial`);
+  else if (!answer.complete) showStatus("incomplete", "incomplete: the stream ended before message_stop; the answer above is partial");
+  else if (answer.message.stop_reason === "refusal") {
+    // The model declined after it had started: what was shown is taken back (notebook 06).
+    $("answer").textContent = "";
+    showStatus("error", "refused: the model declined to go on; the text shown while it streamed is withdrawn");
+  } else showStatus("done", `done: stop_reason ${answer.message.stop_reason}`);
+}
+
+$("ask").addEventListener("submit", async (submitted) => {
+  submitted.preventDefault();
+  $("send").disabled = true;
+  $("stop").disabled = false;
+  try {
+    await send($("prompt").value);
+  } catch (error) {
+    // The fetch itself failed (or was stopped before any answer).
+    if (error.name === "AbortError") showStatus("incomplete", "stopped: you stopped the answer before it began");
+    else showStatus("error", `error: ${error.message}`);
+  } finally {
+    $("send").disabled = false;
+    $("stop").disabled = true;
+    controller = null;
+  }
+});
+
+// Stop: abort the fetch. The browser closes the connection, the app sees it and
+// closes its own request upstream at once; what arrived stays on the page.
+$("stop").addEventListener("click", () => {
+  if (controller !== null) controller.abort();
+});

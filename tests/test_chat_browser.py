@@ -1,0 +1,245 @@
+"""The chat page in a real browser: the text and the tool input grow as events
+arrive, the verdict, usage, Stop, an error mid-stream and a cut stream; and the
+page's own stream reader (chat.js) gives our decoders' events on every chunking.
+
+Needs Debian's chromium at /usr/bin/chromium and the `playwright` package (no
+downloaded browser), launched as in test_stepper_browser.py.
+"""
+
+import json
+import random
+
+import pytest
+from starlette.applications import Starlette
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
+from test_stepper_browser import CHROMIUM, CHROMIUM_ARGS, missing
+
+from streaming_lib.accumulator import MessageAccumulator
+from streaming_lib.chat import ChatServer, ThreadedServer
+from streaming_lib.events import iter_events
+from streaming_lib.fixtures import FIXTURES_DIR, chunked, read_fixture
+from streaming_lib.server import plan_body
+from streaming_lib.sse import iter_sse
+
+pytestmark = pytest.mark.browser
+
+if missing():
+    pytest.skip(missing(), allow_module_level=True)
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+TIMEOUT_MS = 15_000
+EXPECTED = json.loads((FIXTURES_DIR / "fixture.expected.json").read_text(encoding="utf-8"))["message"]
+TEXT = EXPECTED["content"][0]["text"]
+TOOL_INPUT = EXPECTED["content"][1]["input"]
+
+# Recorded in the page, outside its code: each distinct text of the answer and of
+# the tool preview, in the order the page showed them.
+RECORD_GROWTH = """
+window.grew = {answer: [], preview: []};
+new MutationObserver(() => {
+  const record = (list, element) => {
+    const text = element ? element.textContent : "";
+    if (text !== "" && text !== list[list.length - 1]) list.push(text);
+  };
+  record(window.grew.answer, document.getElementById("answer"));
+  record(window.grew.preview, document.querySelector(".tool-input"));
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page(viewport={"width": 900, "height": 760})
+    page.set_default_timeout(TIMEOUT_MS)
+    page.add_init_script(RECORD_GROWTH)
+    yield page
+    page.close()
+
+
+def ask(page, url):
+    page.goto(url)
+    page.get_by_role("button", name="Send").click()
+
+
+def expected_after(raw):
+    """The accumulator after the events of `raw` (bytes), up to an error or the end."""
+    acc = MessageAccumulator()
+    try:
+        for event in iter_events([raw]):
+            acc.feed(event)
+    except Exception:  # the error event, or the cut: the accumulator keeps what came before
+        pass
+    return acc
+
+
+def each_a_prefix_of_the_next(texts):
+    return all(later.startswith(earlier) and later != earlier for earlier, later in zip(texts, texts[1:], strict=False))
+
+
+def test_the_answer_and_the_tool_input_grow_as_they_arrive_then_the_verdict_and_usage_show(page, tmp_path):
+    with ChatServer("fixture", pace=0.05, environ={}) as chat:
+        ask(page, chat.url + "/")
+        expect(page.locator("#status")).to_have_text("done: stop_reason tool_use")
+    grew = page.evaluate("window.grew")
+    assert len(grew["answer"]) >= 3 and each_a_prefix_of_the_next(grew["answer"])
+    assert grew["answer"][-1] == TEXT == page.locator("#answer").text_content()
+    assert len(grew["preview"]) >= 3 and each_a_prefix_of_the_next(grew["preview"])
+    assert json.loads(grew["preview"][-1]) == TOOL_INPUT
+    acc = expected_after(read_fixture("fixture"))
+    expect(page.locator(".verdict")).to_have_text("runnable: " + acc.tool_call_verdict(1).reason)
+    expect(page.locator("#usage")).to_have_text("usage: 412 input tokens, 58 output tokens")
+    page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
+    assert (tmp_path / "chat.png").stat().st_size > 10_000
+
+
+def test_stop_freezes_the_page_keeps_the_partial_text_and_the_replay_server_sees_the_disconnect(page):
+    with ChatServer("fixture", pace=0.3, environ={}) as chat:
+        ask(page, chat.url + "/")
+        expect(page.locator("#answer")).not_to_be_empty()
+        page.get_by_role("button", name="Stop").click()
+        expect(page.locator("#status")).to_contain_text("stopped")
+        assert chat.replay.wait_for_disconnects(1, timeout=5)
+        shown = page.locator("#answer").text_content()
+        page.wait_for_timeout(1000)  # three more events' time: nothing more may show
+        assert page.locator("#answer").text_content() == shown
+    assert shown and TEXT.startswith(shown) and shown != TEXT
+    assert page.evaluate("window.grew.answer")[-1] == shown
+
+
+def test_an_error_mid_stream_shows_its_message_and_keeps_the_partial_answer(page):
+    error_after = 14  # in the middle of the tool input
+    with ChatServer("fixture", pace=0.01, environ={}) as chat:
+        ask(page, f"{chat.url}/?error_after={error_after}")
+        expect(page.locator("#status")).to_have_text(
+            "error: overloaded_error: Overloaded; the answer above is partial"
+        )
+    pieces, _ = plan_body(read_fixture("fixture"), error_after=error_after)
+    acc = expected_after(b"".join(pieces))
+    assert page.locator("#answer").text_content() == TEXT
+    assert page.locator(".tool-input").text_content() == acc.json_buffers[1]
+    expect(page.locator(".verdict")).to_have_text("not runnable: " + acc.tool_call_verdict(1).reason)
+
+
+@pytest.mark.parametrize("drop_at", [700, 1500])
+def test_a_cut_stream_is_marked_incomplete_and_keeps_the_partial_answer(page, drop_at):
+    # Events 0.1 s apart: the page has read each event before the cut comes. (A cut
+    # errors the fetch's ReadableStream, which drops the chunks not read yet.)
+    with ChatServer("fixture", pace=0.1, environ={}) as chat:
+        ask(page, f"{chat.url}/?drop_at={drop_at}")
+        expect(page.locator("#status")).to_contain_text("incomplete: the connection was cut before message_stop")
+    acc = expected_after(read_fixture("fixture")[:drop_at])
+    text = acc.message["content"][0]["text"]
+    assert text and page.locator("#answer").text_content() == text
+    assert "answer above is partial" in page.locator("#status").text_content()
+
+
+def test_a_page_from_another_origin_cannot_use_the_relay(page):
+    other_page = HTMLResponse("<!doctype html><title>another site</title>")
+    other = Starlette(routes=[Route("/", lambda request: other_page)])
+    with ChatServer("fixture", pace=0, environ={}) as chat, ThreadedServer(other) as elsewhere:
+        page.goto(elsewhere.url + "/")
+        # A "simple" request (no preflight), as any web page may send to any address:
+        # the browser sends it, with the other page's Origin, and the app refuses it.
+        with page.expect_response(chat.url + "/chat") as refused:
+            page.evaluate(
+                """(url) => fetch(url + "/chat", {method: "POST", mode: "no-cors",
+                                                  headers: {"content-type": "text/plain"},
+                                                  body: JSON.stringify({prompt: "hi"})})""",
+                chat.url,
+            )
+        assert refused.value.status == 403
+        # A JSON request needs a CORS preflight, which the app does not grant: never sent.
+        failed = page.evaluate(
+            """(url) => fetch(url + "/chat", {method: "POST", headers: {"content-type": "application/json"},
+                                              body: JSON.stringify({prompt: "hi"})}).then(() => "sent", (e) => e.name)""",
+            chat.url,
+        )
+        assert failed == "TypeError"
+        assert chat.replay.requests == 0  # nothing went upstream
+
+
+# ---- The page's reader against ours: same events on every chunking ----------------------------
+
+PARSE_IN_PAGE = """([bytes, sizes]) => {
+    const data = new Uint8Array(bytes);
+    const decoder = new TextDecoder("utf-8");
+    const lines = new LineSplitter();
+    const sse = new SSEParser();
+    const events = [];
+    const take = (text) => {
+        for (const line of lines.feed(text)) {
+            const event = sse.feedLine(line);
+            if (event !== null) events.push([event.type, event.data]);
+        }
+    };
+    let start = 0;
+    for (const size of sizes) {
+        take(decoder.decode(data.subarray(start, start + size), {stream: true}));
+        start += size;
+    }
+    take(decoder.decode());
+    return events;
+}"""
+
+STREAMS = ["fixture", "crlf", "sse_fields", "cjk_emoji", "unknown_types"]
+
+
+def chunkings(raw, seed):
+    rng = random.Random(seed)
+    yield [len(raw)]
+    for size in (1, 2, 7):
+        yield [len(piece) for piece in chunked(raw, size)]
+    for _ in range(5):
+        cuts = sorted(rng.sample(range(1, len(raw)), 12))
+        yield [b - a for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
+
+
+@pytest.fixture(scope="module")
+def reader_page(browser):
+    """The chat page, loaded once, for its LineSplitter and SSEParser."""
+    with ChatServer("fixture", pace=0, environ={}) as chat:
+        page = browser.new_page()
+        page.goto(chat.url + "/")
+        yield page
+        page.close()
+
+
+@pytest.mark.parametrize("name", STREAMS)
+def test_the_pages_line_and_event_reader_gives_our_decoders_events_on_every_chunking(reader_page, name):
+    raw = read_fixture(name)
+    ours = [[event.event, event.data] for event in iter_sse([raw])]
+    for sizes in chunkings(raw, seed=name):
+        assert reader_page.evaluate(PARSE_IN_PAGE, [list(raw), sizes]) == ours, sizes
+
+
+@pytest.mark.parametrize(
+    "stream",
+    [b"data: a\r\ndata: b\r\n\r\n", b"data: a\r\rdata: b\n\n", b"data: a\r\n\r\n\r\n", b": hi\r\ndata: \xe6\x89\xbe\r\r"],
+    ids=["crlf", "cr-cr", "crlf-blank-blank", "comment-and-cjk"],
+)
+def test_a_stream_cut_in_two_anywhere_gives_the_same_events_as_whole(reader_page, stream):
+    # In particular a CR ending the first piece and an LF starting the second are one line end.
+    ours = [[event.event, event.data] for event in iter_sse([stream])]
+    for cut in range(1, len(stream)):
+        assert reader_page.evaluate(PARSE_IN_PAGE, [list(stream), [cut, len(stream) - cut]]) == ours, cut
+
+
+def test_a_refusal_withdraws_the_text_shown_while_it_streamed(page):
+    with ChatServer("refusal", pace=0.05, environ={}) as chat:
+        ask(page, chat.url + "/")
+        expect(page.locator("#status")).to_contain_text("refused")
+    shown = page.evaluate("window.grew.answer")
+    assert shown and shown[-1] == expected_after(read_fixture("refusal")).message["content"][0]["text"]
+    expect(page.locator("#answer")).to_be_empty()
