@@ -3,6 +3,12 @@
 `app.py` is the relay and the page's server (starlette); `runner.py` runs it
 (`ChatServer` in a thread, `serve` for `python -m streaming_lib chat`); the
 page's own stream parser is `static/chat.js`.
+
+    >>> from streaming_lib.chat.app import cross_origin
+    >>> from starlette.requests import Request
+    >>> headers = [(b"host", b"127.0.0.1:8000"), (b"origin", b"https://elsewhere.example")]
+    >>> cross_origin(Request({"type": "http", "scheme": "http", "path": "/chat", "headers": headers}))
+    'cross-origin request from https://elsewhere.example: only the chat page (http://127.0.0.1:8000) may use the relay'
 """
 
 from .app import build_app

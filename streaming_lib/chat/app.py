@@ -27,6 +27,12 @@ stream. They are never sent to the real API.
 
 Deliberately not handled: conversations (one prompt, one answer), running the
 tool, authentication of the page's user (the app is for this machine only).
+
+The upstream request is built here from the prompt alone:
+
+    >>> body = upstream_request("fix calc.py")
+    >>> body["stream"], [tool["name"] for tool in body["tools"]], body["messages"]
+    (True, ['write_file'], [{'role': 'user', 'content': 'fix calc.py'}])
 """
 
 from __future__ import annotations
