@@ -325,6 +325,19 @@ MISTAKES = [
         ),
     ),
     Mistake(
+        "03_live_preview", "runs arguments that are only a preview", 'self.block_type != "tool_use"',
+        fails=("check-whole-json",),
+        edits=(
+            ('arguments = json.loads("".join(self.fragments))', 'arguments = parse_partial_json("".join(self.fragments))'),
+            ("except json.JSONDecodeError:", "except PartialJSONError:"),
+        ),
+    ),
+    Mistake(
+        "03_live_preview", "runs a block that never stopped", 'self.block_type != "tool_use"',
+        fails=("check-whole-json",),
+        edits=(("if not (self.block_stopped and self.message_stopped):", "if not self.message_stopped:"),),
+    ),
+    Mistake(
         "03_live_preview", "skips the schema", 'self.block_type != "tool_use"',
         fails=("check-schema",),
         edits=(("return jsonschema.Draft202012Validator(WRITE_FILE_SCHEMA).is_valid(arguments)", "return True"),),
