@@ -186,10 +186,17 @@ class MessageAccumulator:
         """
         return self.input_parsers[index].snapshot(trailing_strings)
 
-    def snapshot(self) -> dict[str, Any] | None:
+    def snapshot(self, *, ended: bool = False) -> dict[str, Any] | None:
         """A deep copy of the message in which every tool block that never got its
-        `content_block_stop` carries its best partial input (display only)."""
+        `content_block_stop` carries its best partial input (display only).
+
+        `ended=True` (the final message, an error's `.partial`): the stream is over,
+        so half a character held back for its pair never gets it, and is U+FFFD."""
         message = copy.deepcopy(self.message)
+        if ended and message is not None:
+            for index, field in self._halves:
+                if field != "input":  # a tool input's held half is only in its raw JSON text
+                    message["content"][index][field] += "\ufffd"
         for index in self.incomplete_blocks():
             block = message["content"][index]  # type: ignore[index]
             if index in self._json_parts:
@@ -204,7 +211,7 @@ class MessageAccumulator:
         """Give `error` the message so far (`.partial`) if it has none: an error raised
         before the accumulator saw the event (bad bytes, bad JSON) knows no message."""
         if error.partial is None and self._message is not None:
-            error.partial = self.snapshot()
+            error.partial = self.snapshot(ended=True)
 
     def final_message(self) -> dict[str, Any]:
         """The finished message (a new dict).
@@ -212,21 +219,21 @@ class MessageAccumulator:
         Raises `IncompleteStreamError` before `message_stop`, and the
         `ToolInputJSONError` of the first tool block whose input was not a valid
         JSON object at its stop, unless the stop reason says the output was cut
-        off (`max_tokens`, `model_context_window_exceeded`): then the message is
+        off (`max_tokens`, `model_context_window_exceeded`, `refusal`): then the message is
         returned, that block holding its best partial input (and its verdict
         says it may not run)."""
         if not self.complete:
             raise IncompleteStreamError(
                 f"the stream ended after event {self.event_number} without message_stop",
-                partial=self.snapshot(),
+                partial=self.snapshot(ended=True),
                 event_number=self.event_number,
             )
         stop_reason = self._message.get("stop_reason")  # type: ignore[union-attr]
         if self.input_errors and stop_reason not in CUT_OFF_STOP_REASONS:
             error = self.input_errors[min(self.input_errors)]
-            error.stop_reason, error.partial = stop_reason, self.snapshot()
+            error.stop_reason, error.partial = stop_reason, self.snapshot(ended=True)
             raise error
-        return self.snapshot()  # type: ignore[return-value]
+        return self.snapshot(ended=True)  # type: ignore[return-value]
 
     # -- applying events ---------------------------------------------------
 
@@ -281,6 +288,9 @@ class MessageAccumulator:
             raise self._error(EventDataError, f"a block of type {block['type']} whose {field!r} is not a string", data=_as_text(event), index=index)
         block = copy.deepcopy(block)
         content.append(block)  # blocks of unknown types are kept as they came
+        if field and not block.get(field, "").isascii() and SURROGATE.search(block[field]):
+            # A start that holds half a character already (a gateway cut it there).
+            self._text_parts[index, field] = [self._mended((index, field), block[field])]
         if block.get("type") in TOOL_BLOCK_TYPES:
             self._json_parts[index] = []
             self.input_parsers[index] = PartialJSONParser()
@@ -299,7 +309,7 @@ class MessageAccumulator:
                 fragment = self._mended((index, "input"), fragment)
             parts.append(fragment)
             parser = self.input_parsers[index]
-            if parser.error is None:  # invalid JSON is raised at the block's stop, not here
+            if parser.error is None:  # invalid JSON is judged at the end of the stream, not here
                 try:
                     self.input_changes = parser.feed(fragment)
                 except PartialJSONError:
@@ -355,7 +365,7 @@ class MessageAccumulator:
     def _parse_tool_input(self, raw: str, index: int) -> Any:
         """The one strict parse of a tool's input, at its stop: a JSON object, or ToolInputJSONError."""
         try:
-            value = load_json(raw, lone_surrogates="replace")
+            value = load_json(raw, lone_surrogates="replace", allow_nan=False)
         except ValueError as error:  # also: over 4300 digits, nested too deep
             why = f"is not valid JSON: {error.msg} (character {error.pos})" if isinstance(error, json.JSONDecodeError) else f"cannot be used: {error}"
         else:
@@ -436,7 +446,7 @@ class MessageAccumulator:
         where = f"event {self.event_number}: "
         if not _is_index(details.get("index")):  # `.index` is a block index or None; the text
             details.pop("index", None)          # shows any other value that came
-        partial = self.snapshot() if self._message is not None else None
+        partial = self.snapshot(ended=True) if self._message is not None else None
         return cls(where + text, partial=partial, event_number=self.event_number, **details)
 
 

@@ -114,7 +114,7 @@ class EventOrderError(StreamError):
 class ToolInputJSONError(StreamError):
     """A tool block's `input_json_delta` fragments did not join into a valid JSON object
     at its `content_block_stop`, and the message did not stop for a reason that explains
-    it (`max_tokens`, `model_context_window_exceeded`: the output was cut off).
+    it (`max_tokens`, `model_context_window_exceeded`, `refusal`: the output was cut off).
 
     Raised once the whole stream was read, since the stop reason comes after the
     block's stop. `.raw` keeps the joined text, `.stop_reason` the message's stop

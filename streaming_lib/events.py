@@ -44,7 +44,7 @@ import jiter
 
 from .errors import EventDataError
 from .partial_json_strings import SURROGATE
-from .sse import MAX_EVENT_BYTES, ServerSentEvent, iter_sse
+from .sse import MAX_EVENT_BYTES, ServerSentEvent, iter_sse  # noqa: F401 (ServerSentEvent: for the examples)
 
 # The event types of the Messages API (source: "Streaming Messages", event
 # types). Only events with these names are read; any other name is skipped.
@@ -166,7 +166,7 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False,
             yield event
 
 
-def load_json(text: str, *, lone_surrogates: str = "keep") -> Any:
+def load_json(text: str, *, lone_surrogates: str = "keep", allow_nan: bool = True) -> Any:
     """`json.loads(text)`: the same value, or the same error, faster; except that
     a value nested inside more than 200 lists or objects raises ValueError.
     Used for event data and for a tool's input at its stop.
@@ -189,20 +189,27 @@ def load_json(text: str, *, lone_surrogates: str = "keep") -> Any:
 
         >>> load_json('["\\\\ud83d", "\\\\ud83d\\\\ude00"]', lone_surrogates="replace")
         ['�', '😀']
+
+    `allow_nan=False` refuses `NaN`, `Infinity` and `-Infinity`, which Python's
+    parsers take but JSON (RFC 8259, section 6) does not have (a tool's input).
     """
     try:
-        return jiter.from_json(text.encode())
+        return jiter.from_json(text.encode(), allow_inf_nan=allow_nan)
     except ValueError as error:  # also UnicodeEncodeError: a str with a lone surrogate
         if str(error).startswith("recursion limit exceeded"):
             raise ValueError(f"nested inside more than {JITER_MAX_DEPTH} lists or objects") from None
     try:
-        value = json.loads(text)
+        value = json.loads(text) if allow_nan else json.loads(text, parse_constant=_not_json)
         too_deep = _nesting(value) > JITER_MAX_DEPTH
     except RecursionError:  # nested far deeper still
         too_deep = True
     if too_deep:
         raise ValueError(f"nested inside more than {JITER_MAX_DEPTH} lists or objects")
     return _replace_surrogates(value) if lone_surrogates == "replace" else value
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value (RFC 8259 has no NaN or Infinity)")
 
 
 def _replace_surrogates(value: Any) -> Any:

@@ -39,7 +39,6 @@ What each one pays for (benchmarks/README.md, "Results of the committed run",
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Iterator
 from json.decoder import scanstring
 from typing import Any
@@ -47,7 +46,7 @@ from typing import Any
 import jiter
 
 from .events import API_EVENT_NAMES, UNNAMED, decode_event
-from .lines import CR, LF, MAX_LINE_BYTES, LineDecoder, _as_bytes
+from .lines import CR, LF, MAX_LINE_BYTES, LineDecoder, _as_bytes, size_limit
 from .partial_json_strings import SURROGATE
 from .sse import MAX_EVENT_BYTES, ServerSentEvent, parse_field, retry_value, too_large, utf8_length
 
@@ -159,7 +158,7 @@ def iter_sse(chunks: Iterable[bytes], *, strict: bool = False,
     memory already.
     """
     lines = LineDecoder(strict=strict, max_line_bytes=max_event_bytes)
-    limit = sys.maxsize if max_event_bytes is None else max_event_bytes
+    limit = size_limit(max_event_bytes)
     # The SSE decoder's buffers (`SSEDecoder`), as local variables.
     event_type, data, last_event_id, retry = "", [], None, None
     # The data buffer of an event still open after a batch: which list, how many of
@@ -239,7 +238,7 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False,
     Every other event is decoded and handed to `decode_event`.
     """
     lines = LineDecoder(strict=strict, max_line_bytes=max_event_bytes)
-    limit = sys.maxsize if max_event_bytes is None else max_event_bytes
+    limit = size_limit(max_event_bytes)
     # Decoded, data may grow up to 3 times (an invalid byte becomes U+FFFD, 3 bytes):
     # data shorter than this fits whatever it holds, and needs no counting.
     may_not_fit = -(-limit // 3)

@@ -72,7 +72,7 @@ class LineDecoder:
         self._strict = strict
         # The longest line taken, in bytes; sys.maxsize stands for "no limit"
         # so that the check is one comparison.
-        self._max = sys.maxsize if max_line_bytes is None else max_line_bytes
+        self._max = size_limit(max_line_bytes)
         # The bytes of a line whose end has not arrived yet. A bytearray, so a
         # long line arriving in many small chunks grows in place instead of being
         # re-copied on every chunk (which would be quadratic).
@@ -223,7 +223,7 @@ class LineDecoder:
         return None
 
     def _too_long(self, offset: int) -> SizeLimitError:
-        return SizeLimitError(f"the line at byte offset {offset} is longer than {self._max} bytes (max_line_bytes)",
+        return SizeLimitError(f"the line at byte offset {offset} is longer than the size limit, {self._max} bytes",
                               offset=offset, limit=self._max)
 
     def _lines_before(self, error: SSEDecodeError, start: int) -> list[str]:
@@ -271,6 +271,24 @@ def _as_bytes(chunk: object) -> bytes:
         return bytes(memoryview(chunk))  # type: ignore[arg-type]
     except TypeError:
         raise TypeError(f"a chunk must be bytes, not {type(chunk).__name__}") from None
+
+
+def size_limit(limit: int | None) -> int:
+    """A size limit (`max_line_bytes`, `max_event_bytes`) as the decoders hold it:
+    its bytes, or sys.maxsize for None (no limit), so that a check is one comparison.
+    Raises TypeError for anything but a whole number (a bool is not one) or None,
+    and ValueError for one below 1.
+
+        >>> size_limit(1024), size_limit(None) == sys.maxsize
+        (1024, True)
+    """
+    if limit is None:
+        return sys.maxsize
+    if type(limit) is not int:
+        raise TypeError(f"a size limit is a whole number of bytes, or None for none, not {type(limit).__name__}")
+    if limit < 1:
+        raise ValueError(f"a size limit is at least 1 byte, not {limit}")
+    return limit
 
 
 def iter_lines(chunks: Iterable[bytes], *, strict: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES) -> Iterator[str]:

@@ -34,13 +34,12 @@ data means (JSON, the Messages API: `accumulator.py`).
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import SizeLimitError
-from .lines import iter_lines
+from .lines import iter_lines, size_limit
 
 # A `retry` of more digits than this, leading zeros aside (milliseconds: about
 # 32 million years), is ignored rather than handed to int(), which refuses
@@ -83,7 +82,7 @@ class SSEDecoder:
     def __init__(self, *, max_event_bytes: int | None = MAX_EVENT_BYTES) -> None:
         # The largest data buffer taken, in bytes (sys.maxsize: no limit), and
         # the size of this event's so far: the limit is checked per line.
-        self._max = sys.maxsize if max_event_bytes is None else max_event_bytes
+        self._max = size_limit(max_event_bytes)
         self._data_bytes = 0
         # The spec's "event type buffer": "" means the default type, "message".
         self.event_type = ""
@@ -175,7 +174,7 @@ def utf8_length(text: str) -> int:
 
 
 def too_large(limit: int) -> SizeLimitError:
-    return SizeLimitError(f"an event's data is larger than {limit} bytes (max_event_bytes)", limit=limit)
+    return SizeLimitError(f"an event's data is larger than the size limit, {limit} bytes", limit=limit)
 
 
 def parse_sse(lines: Iterable[str], *, max_event_bytes: int | None = MAX_EVENT_BYTES) -> Iterator[ServerSentEvent]:

@@ -12,8 +12,10 @@ the stop reasons are those of the installed SDK's `StopReason`):
 5. the message got `message_stop`;
 6. its `stop_reason` is `"tool_use"`: the model asked for the tool to run.
 
-Anything else is "not runnable", and the verdict names the first rule that
-fails. Rule 6 is an allow-list on purpose: `end_turn`, `max_tokens`,
+Anything else is "not runnable", and the verdict names one rule that fails:
+rule 1 first, then, once the message is complete, rule 6 (the stop reason
+decides before any detail of the block), then rules 2 to 5 in order. Rule 6
+is an allow-list on purpose: `end_turn`, `max_tokens`,
 `model_context_window_exceeded`, `stop_sequence`, `pause_turn`, `refusal`,
 no stop reason at all, and any stop reason added to the API later all mean
 "do not run".
@@ -37,10 +39,11 @@ from typing import Any
 # The one stop reason under which the model asks the client to run its tool calls.
 RUN_TOOLS = "tool_use"
 
-# Stop reasons that mean the output was cut off. A tool input that is not valid
-# JSON at its stop is explained by them (the accumulator keeps the message);
-# under any other stop reason it is an error.
-CUT_OFF_STOP_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
+# Stop reasons that mean the output was cut off: by the token limit, by the
+# context window, or by a refusal that stopped the model mid-answer. A tool input
+# that is not valid JSON at its stop is explained by them (the accumulator keeps
+# the message); under any other stop reason it is an error.
+CUT_OFF_STOP_REASONS = frozenset({"max_tokens", "model_context_window_exceeded", "refusal"})
 
 # Why each known stop reason other than `tool_use` forbids running a call.
 NOT_RUNNABLE_BECAUSE = {
@@ -85,8 +88,9 @@ def tool_call_verdict(
     `complete`: `message_stop` arrived. `stopped`: the block's
     `content_block_stop` arrived. `input_error`: why its input is not a valid
     JSON object, or None. `schema`: the tool's `input_schema` (a JSON Schema
-    dict), checked with `jsonschema` when given. Never raises for a bad block
-    or index: those are verdicts too.
+    dict), or the whole tool definition that holds it (`{"name": ...,
+    "input_schema": {...}}`), checked with `jsonschema` when given. Never raises
+    for a bad block, index or schema: those are verdicts too.
     """
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list) or type(index) is not int or not 0 <= index < len(content):
@@ -103,11 +107,18 @@ def tool_call_verdict(
     if complete and reason != RUN_TOOLS:
         return _no(_stop_reason_sentence(reason))
     if not stopped:
+        if complete:
+            return _no(f"block {index} never got its content_block_stop: its input may be cut")
         return _no(f"block {index} has no content_block_stop yet: its input may still grow")
     if input_error is not None:
         return _no(f"block {index}'s input {input_error}")
+    if not isinstance(block.get("input"), dict):  # e.g. a whole block in its start, not an object
+        return _no(f"block {index}'s input is not a JSON object")
     if schema is not None:
-        mismatch = schema_mismatch(block.get("input"), schema)
+        try:
+            mismatch = schema_mismatch(block.get("input"), schema)
+        except ValueError as bad:
+            return _no(f"the tool's input schema cannot check block {index}'s input: {bad}")
         if mismatch is not None:
             return _no(f"block {index}'s input does not match the tool's input schema: {mismatch}")
     if not complete:
@@ -117,11 +128,23 @@ def tool_call_verdict(
 
 def schema_mismatch(value: Any, schema: dict[str, Any]) -> str | None:
     """What is wrong with `value` under the JSON Schema `schema` (the most relevant
-    error, as `jsonschema.exceptions.best_match` picks it), or None if it matches."""
+    error, as `jsonschema.exceptions.best_match` picks it), or None if it matches.
+    `schema` may also be a whole tool definition (its `input_schema` is used).
+    Raises ValueError, saying why, for a schema that cannot be used."""
     import jsonschema  # imported here: it takes a second, and most callers give no schema
 
-    validator = jsonschema.validators.validator_for(schema)(schema)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    if isinstance(schema, dict) and isinstance(schema.get("input_schema"), dict):
+        schema = schema["input_schema"]  # a whole tool definition was given
+    if not isinstance(schema, dict):
+        raise ValueError(f"it is not a JSON Schema object but a {type(schema).__name__}")
+    cls = jsonschema.validators.validator_for(schema)
+    try:
+        cls.check_schema(schema)
+        error = jsonschema.exceptions.best_match(cls(schema).iter_errors(value))
+    except jsonschema.exceptions.SchemaError as bad:
+        raise ValueError(f"it is not valid JSON Schema: {bad.message}") from None
+    except Exception as bad:  # a $ref that leads nowhere, and the like: the schema's fault, not the input's
+        raise ValueError(f"{type(bad).__name__}: {bad}") from None
     if error is None:
         return None
     where = "/".join(str(part) for part in error.absolute_path)

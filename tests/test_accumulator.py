@@ -667,7 +667,8 @@ def test_a_stream_cut_after_a_high_half_hands_back_a_partial_that_utf8_can_encod
     for chunks in ([raw], chunked(raw, 1), chunked(raw, 7)):
         with pytest.raises(IncompleteStreamError) as caught:
             accumulate(chunks)
-        assert caught.value.partial["content"] == [{"type": "text", "text": "ab"}] and encodable(caught.value.partial)
+        # the stream is over: the half never gets its pair, and shows as U+FFFD, not silently lost
+        assert caught.value.partial["content"] == [{"type": "text", "text": "ab\ufffd"}] and encodable(caught.value.partial)
 
 
 @given(st.text(st.characters(exclude_categories=["Cs"]), max_size=8), st.lists(st.integers(0, 40), max_size=8))
@@ -755,3 +756,21 @@ def test_a_delta_that_does_not_fit_its_block_leaves_the_message_so_far_in_partia
         with pytest.raises(EventOrderError, match="^event 4: text_delta for block 0, a thinking block$") as caught:
             accumulate(chunks)
         assert caught.value.partial["content"] == [{"type": "thinking", "thinking": "hmm", "signature": ""}]
+
+
+def test_a_high_half_held_when_a_block_never_stops_is_u_fffd_in_the_final_message_and_the_partial():
+    text = {"type": "text", "text": ""}
+    events = [START, block_start(0, text), delta(0, type="text_delta", text="a\ud83d")]
+    acc = fed(*events, message_delta("max_tokens"), {"type": "message_stop"})
+    assert acc.message["content"][0]["text"] == "a"  # while it streams, the half waits for its pair
+    assert acc.final_message()["content"][0]["text"] == "a\ufffd"
+    with pytest.raises(IncompleteStreamError) as caught:
+        fed(*events).final_message()
+    assert caught.value.partial["content"][0]["text"] == "a\ufffd"
+
+
+def test_a_lone_half_in_a_blocks_start_is_mended_too():
+    acc = fed(START, block_start(0, {"type": "text", "text": "x\ud83d"}), stop(0), message_delta(), {"type": "message_stop"})
+    assert acc.final_message()["content"][0]["text"] == "x\ufffd"
+    acc = fed(START, block_start(0, {"type": "text", "text": "x\ud83d"}), delta(0, type="text_delta", text="\ude00!"), stop(0))
+    assert acc.message["content"][0]["text"] == "x😀!"

@@ -204,7 +204,7 @@ def test_a_line_longer_than_the_limit_is_refused_at_its_first_byte_whatever_the_
     for chunks in chunkings_of(raw):
         got, error = lines_until_error(chunks, max_line_bytes=10)
         assert got == ["a", "bb"] and (error.offset, error.limit) == (6, 10)
-        assert str(error) == "the line at byte offset 6 is longer than 10 bytes (max_line_bytes)"
+        assert str(error) == "the line at byte offset 6 is longer than the size limit, 10 bytes"
 
 
 def test_a_line_as_long_as_the_limit_is_taken():
@@ -251,3 +251,15 @@ def test_no_limit_takes_any_line():
     decoder = LineDecoder(max_line_bytes=None)
     assert decoder.max_line_bytes is None and decoder.feed(b"x" * 100_000 + b"\n") == ["x" * 100_000]
     assert LineDecoder().max_line_bytes == 16 * 2**20  # the default
+
+
+@pytest.mark.parametrize(("limit", "error"), [(True, TypeError), (1.5, TypeError), ("100", TypeError), (0, ValueError), (-1, ValueError)])
+def test_a_size_limit_is_a_whole_number_of_bytes_or_none(limit, error):
+    from streaming_lib import SSEDecoder, accumulate
+
+    with pytest.raises(error, match="size limit"):
+        LineDecoder(max_line_bytes=limit)
+    with pytest.raises(error, match="size limit"):
+        SSEDecoder(max_event_bytes=limit)
+    with pytest.raises(error, match="size limit"):
+        accumulate([b"data: x\n\n"], max_event_bytes=limit)

@@ -263,3 +263,10 @@ def test_a_done_sentinel_after_message_stop_changes_nothing_for_any_helper():
         with open_stream(sentinel.url) as response:
             read = accumulate(body_chunks(response))
     assert timed.error is None and timed.message == read == MESSAGE
+
+
+def test_an_http_error_read_through_body_chunks_is_the_status_error_with_its_body_not_a_cut_stream(server):
+    with open_stream(server.url, params={"error_after": "-1"}) as response:
+        with pytest.raises(httpx.HTTPStatusError) as caught:
+            accumulate(body_chunks(response))
+    assert caught.value.response.status_code == 400 and caught.value.response.json()["type"] == "error"

@@ -103,7 +103,7 @@ def test_before_message_stop_the_verdict_says_what_it_waits_for():
 def test_a_block_the_stream_never_stopped_is_not_runnable_even_under_tool_use():
     acc = fed(tool_stream("tool_use", stop_block=False))
     verdict = acc.tool_call_verdict(0)
-    assert not verdict.runnable and "no content_block_stop" in verdict.reason
+    assert not verdict.runnable and "never got its content_block_stop: its input may be cut" in verdict.reason
 
 
 def test_the_tools_input_schema_is_checked_when_given():
@@ -213,3 +213,42 @@ def test_the_verdict_on_every_tool_block_of_every_fixture(name):
         verdict = acc.tool_call_verdict(index)
         assert verdict.runnable is runnable and words in verdict.reason, (index, verdict)
         assert acc.is_safe_to_execute(index) is runnable
+
+
+# -- found by a reviewer -------------------------------------------------------
+
+
+@pytest.mark.parametrize("start_input", ["rm -rf /", None, [1, 2], 5])
+def test_an_input_that_came_whole_in_the_start_and_is_not_an_object_never_runs(start_input):
+    acc = fed(tool_stream("tool_use", [], block={**TOOL, "input": start_input}))
+    verdict = acc.tool_call_verdict(0)
+    assert not verdict.runnable and verdict.reason == "block 0's input is not a JSON object"
+
+
+@pytest.mark.parametrize("text", ['{"a": NaN}', '{"a": Infinity}', '{"a": -Infinity}'])
+def test_nan_and_infinity_are_not_json_so_such_an_input_is_an_error_under_tool_use(text):
+    with pytest.raises(ToolInputJSONError, match="not a JSON value"):
+        accumulate(as_sse(tool_stream("tool_use", [text])))
+    assert not fed(tool_stream("tool_use", [text])).tool_call_verdict(0).runnable
+
+
+def test_a_refusal_explains_invalid_tool_json_as_a_cut_and_gives_the_message():
+    message = accumulate(as_sse(tool_stream("refusal", CUT)))
+    assert message["stop_reason"] == "refusal" and message["content"][0]["input"] == {"path": "a.py"}
+
+
+@pytest.mark.parametrize(("schema", "words"), [
+    ({"type": 5}, "it is not valid JSON Schema"),
+    ({"$ref": "#/nowhere"}, "cannot check block 0's input"),
+    ("not a schema", "it is not a JSON Schema object but a str"),
+])
+def test_a_schema_that_cannot_be_used_is_a_verdict_not_an_exception(schema, words):
+    verdict = fed(tool_stream("tool_use")).tool_call_verdict(0, schema)
+    assert not verdict.runnable and words in verdict.reason
+
+
+def test_a_whole_tool_definition_may_be_given_for_its_input_schema():
+    tool = {"name": "write_file", "description": "Write a file.", "input_schema": SCHEMA}
+    assert fed(tool_stream("tool_use")).tool_call_verdict(0, tool).runnable
+    verdict = fed(tool_stream("tool_use", ['{"path": "a.py"}'])).tool_call_verdict(0, tool)
+    assert not verdict.runnable and "'content' is a required property" in verdict.reason

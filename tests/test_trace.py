@@ -159,12 +159,14 @@ def test_the_command_line_runs_as_a_module():
 
 
 def test_the_trace_ends_with_the_verdict_on_every_tool_call():
-    assert trace_lines()[1][-1] == "✔ may run: block 1 is a complete tool_use call, and the message stopped for tool_use"
+    assert trace_lines()[1][-1] == "✔ [1] write_file may run: block 1 is a complete tool_use call, and the message stopped for tool_use"
     web = trace_lines(MAIN_FIXTURE.parent / "web_search.sse")[1]
-    assert web[-1] == "✘ may not run: block 1 is a call the API runs itself (server_tool_use)"
+    assert web[-1] == "✘ [1] web_search may not run: block 1 is a call the API runs itself (server_tool_use)"
     cut = trace_lines(MAIN_FIXTURE.parent / "max_tokens_tool.sse")[1]
     assert cut[-2].startswith("⚠ block 1 is incomplete")
-    assert cut[-1].startswith("✘ may not run: stop_reason is max_tokens")
+    assert cut[-1].startswith("✘ [1] write_file may not run: stop_reason is max_tokens")
+    stopped = trace_lines(MAIN_FIXTURE.parent / "max_tokens_tool_stopped.sse")[1]
+    assert any("content_block_stop" in row and "✘ input is not valid JSON" in row for row in stopped)
 
 
 def test_a_character_split_into_surrogate_halves_across_deltas_is_shown_whole():

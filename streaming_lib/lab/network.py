@@ -11,9 +11,10 @@ first token came, and what is left when the client hangs up early.
     until_dropped(chunks)             chunks that simply stop when the server cuts the connection
     timed_stream(url, stop_after=N)   the whole stream timed: a `TimedStream`
 
-Every helper stops reading at `message_stop` (as `accumulate()` does) and
-closes the response, so a proxy that keeps the connection open after the last
-event costs nothing. A connection that is cut, or sends nothing for the read
+`timed_stream`, and `accumulate()` over `body_chunks` or `until_dropped`, stop
+reading at `message_stop` (the chunk iterators themselves yield whatever comes,
+until the body ends); leaving `open_stream`'s `with` closes the response, so a
+proxy that keeps the connection open after the last event costs nothing. A connection that is cut, or sends nothing for the read
 timeout, becomes an `IncompleteStreamError` or a `StreamTimeoutError` with the
 message so far, never a raw httpx exception; only a server that cannot be
 reached at all (`httpx.ConnectError`, `httpx.ConnectTimeout`) is reported as
@@ -133,11 +134,17 @@ def body_chunks(response: httpx.Response, *, raw: bool = False) -> Iterator[byte
       `httpx.ReadError`, ...);
 
     each with `.offset`, the bytes yielded before it, and httpx's exception as
-    `__cause__`. `accumulate` adds `.partial`, `.events` and `.event_number`:
+    `__cause__`. `accumulate` adds `.partial`, `.events` and `.event_number`.
+    A response that is an HTTP error (status 400 and up: no stream at all) raises
+    `httpx.HTTPStatusError` before any chunk, its body read (`.response.json()`),
+    as `timed_stream` does: it is no stream cut short.
 
         with open_stream(server.url, params={"drop_at": 900}) as response:
             accumulate(body_chunks(response))        # IncompleteStreamError, .partial: the text so far
     """
+    if response.status_code >= 400:
+        response.read()
+        response.raise_for_status()
     offset = 0  # bytes handed on so far: where a failure happened
     try:
         for chunk in response.iter_raw() if raw else response.iter_bytes():

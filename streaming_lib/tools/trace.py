@@ -37,7 +37,7 @@ from ..events import decode_event
 from ..errors import StreamError
 from ..lines import LineDecoder
 from ..partial_json import AppendString, Change, SetValue
-from .block_progress import TAIL_CHARS, BlockProgress, Progress
+from .block_progress import BlockProgress, Progress
 from ..sse import SSEDecoder
 
 COLUMNS = (4, 20, 5, 37)  # widths of: number, event, [index], delta (the state follows)
@@ -142,6 +142,8 @@ def describe_state(acc: MessageAccumulator, event: dict[str, Any], progress: Pro
         return ""
     if block.kind == "tool":
         if kind == "content_block_stop":
+            if index in acc.input_errors:  # judged at the end of the stream, by its stop reason
+                return f"✘ input {acc.input_errors[index].problem}"
             return "input: " + show(acc.message["content"][index].get("input"))  # type: ignore[index]
         parser = acc.input_parsers[index]
         if parser.error is not None:
@@ -220,8 +222,8 @@ def run(path: Path, *, chunk_size: int | None, with_sdk: bool, out: Callable[[st
     for index in acc.incomplete_blocks():
         out(f"⚠ block {index} is incomplete: no content_block_stop, or an input that is not a JSON object")
     for index in sorted(acc.input_parsers):  # every block whose input streamed: the calls
-        verdict = acc.tool_call_verdict(index)
-        out(f"{'✔ may run' if verdict.runnable else '✘ may not run'}: {verdict.reason}")
+        verdict, name = acc.tool_call_verdict(index), acc.message["content"][index].get("name")  # type: ignore[index]
+        out(f"{'✔' if verdict.runnable else '✘'} [{index}] {name} {'may' if verdict.runnable else 'may not'} run: {verdict.reason}")
     if not with_sdk:
         return 0
     from .sdk import compare_messages, sdk_verdict
