@@ -19,6 +19,7 @@ from . import decode, frontends, overhead, pipeline, preview
 from .plots import plot_decode, plot_preview
 from .report import targets, text
 from .streams import KiB, MiB
+
 RESULTS_DIR = Path(__file__).parent / "results"
 NAMES = ("preview", "pipeline", "decode", "frontends", "overhead")
 
@@ -34,15 +35,22 @@ class Settings:
     frontend_sizes: list[int] = field(default_factory=lambda: [64 * KiB, 256 * KiB, MiB])
     overhead_sizes: list[int] = field(default_factory=lambda: [256 * KiB, MiB, 4 * MiB])
     overhead_repeats: int = 15  # runs of 10 to 200 ms: many, so that the best escapes the load
-    repeats: int = 5           # runs per contender; the best one counts
-    repeats_1_byte: int = 2    # 1-byte chunks are slow: fewer runs
+    repeats: int = 5  # runs per contender; the best one counts
+    repeats_1_byte: int = 2  # 1-byte chunks are slow: fewer runs
     sdk_budget: float = 240.0  # seconds: a slower SDK run is extrapolated instead
 
 
 FULL = Settings()
-QUICK = Settings(pipeline_size=256 * KiB, decode_size=MiB, frontend_sizes=[16 * KiB, 64 * KiB, 256 * KiB],
-                 overhead_sizes=[64 * KiB, 256 * KiB, MiB], overhead_repeats=5,
-                 repeats=2, repeats_1_byte=1, sdk_budget=2.0)
+QUICK = Settings(
+    pipeline_size=256 * KiB,
+    decode_size=MiB,
+    frontend_sizes=[16 * KiB, 64 * KiB, 256 * KiB],
+    overhead_sizes=[64 * KiB, 256 * KiB, MiB],
+    overhead_repeats=5,
+    repeats=2,
+    repeats_1_byte=1,
+    sdk_budget=2.0,
+)
 
 
 def machine() -> dict[str, Any]:
@@ -91,17 +99,32 @@ def _run(settings: Settings, names: tuple[str, ...], log: Any, started: float) -
         "settings": asdict(settings),
     }
     if "preview" in names:
-        results["preview"] = preview.run(settings.preview_sizes, repeats=settings.repeats,
-                                         sdk_budget=settings.sdk_budget, log=log)
+        results["preview"] = preview.run(
+            settings.preview_sizes,
+            repeats=settings.repeats,
+            sdk_budget=settings.sdk_budget,
+            log=log,
+        )
     if "pipeline" in names:
-        results["pipeline"] = pipeline.run(settings.pipeline_size, repeats=settings.repeats, log=log)
+        results["pipeline"] = pipeline.run(
+            settings.pipeline_size, repeats=settings.repeats, log=log
+        )
     if "decode" in names:
-        results["decode"] = decode.run(settings.decode_size, settings.chunk_sizes, repeats=settings.repeats,
-                                       repeats_1_byte=settings.repeats_1_byte, log=log)
+        results["decode"] = decode.run(
+            settings.decode_size,
+            settings.chunk_sizes,
+            repeats=settings.repeats,
+            repeats_1_byte=settings.repeats_1_byte,
+            log=log,
+        )
     if "frontends" in names:
-        results["frontends"] = frontends.run(settings.frontend_sizes, repeats=min(settings.repeats, 3), log=log)
+        results["frontends"] = frontends.run(
+            settings.frontend_sizes, repeats=min(settings.repeats, 3), log=log
+        )
     if "overhead" in names:
-        results["overhead"] = overhead.run(settings.overhead_sizes, repeats=settings.overhead_repeats, log=log)
+        results["overhead"] = overhead.run(
+            settings.overhead_sizes, repeats=settings.overhead_repeats, log=log
+        )
     results["load_average_at_end"] = [round(load, 2) for load in os.getloadavg()]
     results["elapsed_s"] = time.perf_counter() - started
     results["targets"] = targets(results)
@@ -123,24 +146,46 @@ def write(results: dict[str, Any], directory: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks", description="streaming_lib against the SDK, side by side.")
-    parser.add_argument("--quick", action="store_true", help="small sizes and few runs (about 20 s); prints only unless --out")
-    parser.add_argument("--only", action="append", choices=NAMES, help="run only this benchmark (repeatable); prints only unless --out")
-    parser.add_argument("--out", type=Path, help="write results.json and plots here (default for a full run: benchmarks/results)")
-    parser.add_argument("--sdk-budget", type=float, help="seconds; extrapolate an SDK run predicted to take longer")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks", description="streaming_lib against the SDK, side by side."
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small sizes and few runs (about 20 s); prints only unless --out",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=NAMES,
+        help="run only this benchmark (repeatable); prints only unless --out",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="write results.json and plots here (default for a full run: benchmarks/results)",
+    )
+    parser.add_argument(
+        "--sdk-budget", type=float, help="seconds; extrapolate an SDK run predicted to take longer"
+    )
     args = parser.parse_args(argv)
     settings = QUICK if args.quick else FULL
     if args.sdk_budget is not None:
         settings = replace(settings, sdk_budget=args.sdk_budget)
     names = tuple(args.only) if args.only else NAMES
     out = args.out or (RESULTS_DIR if not args.quick and not args.only else None)
-    print(f"benchmarks ({'quick' if args.quick else 'full'}): {', '.join(names)}; "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}", flush=True)
+    print(
+        f"benchmarks ({'quick' if args.quick else 'full'}): {', '.join(names)}; "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
     results = run(settings, names, log=lambda line: print(line, flush=True))
     print()
     print(text(results))
-    print(f"\n{results['elapsed_s']:.0f} s; load average {results['load_average_at_start'][0]} at start, "
-          f"{results['load_average_at_end'][0]} at end")
+    print(
+        f"\n{results['elapsed_s']:.0f} s; load average {results['load_average_at_start'][0]} at start, "
+        f"{results['load_average_at_end'][0]} at end"
+    )
     if out is not None:
         for path in write(results, out):
             print(f"wrote {os.path.relpath(path)}")

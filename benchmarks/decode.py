@@ -78,16 +78,26 @@ def httpx_sse(chunks: list[bytes]) -> tuple[int, str]:
 DECODERS = {"ours": ours, "sdk": sdk, "httpx_sse": httpx_sse}
 
 
-def run(size: int, chunk_sizes: list[int] = CHUNK_SIZES, *, repeats: int = 5, repeats_1_byte: int = 2,
-        log: Callable[[str], None] = print) -> dict[str, Any]:
+def run(
+    size: int,
+    chunk_sizes: list[int] = CHUNK_SIZES,
+    *,
+    repeats: int = 5,
+    repeats_1_byte: int = 2,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
     """Time the three decoders on a stream of about `size` bytes at each chunk size."""
     raw = text_stream(size)
-    log(f"  decode: {len(raw) / 1e6:.1f} MB stream, chunks of {', '.join(map(str, chunk_sizes))} bytes")
+    log(
+        f"  decode: {len(raw) / 1e6:.1f} MB stream, chunks of {', '.join(map(str, chunk_sizes))} bytes"
+    )
     rows = []
     for chunk_size in chunk_sizes:
         chunks = chunked(raw, chunk_size)
         runs = repeats_1_byte if chunk_size == 1 else repeats
-        timed = interleaved_best({name: (lambda f=f: f(chunks), runs) for name, f in DECODERS.items()})
+        timed = interleaved_best(
+            {name: (lambda f=f: f(chunks), runs) for name, f in DECODERS.items()}
+        )
         answers = {result for _, result in timed.values()}
         assert len(answers) == 1, f"the decoders disagree at {chunk_size}-byte chunks"
         row: dict[str, Any] = {"chunk_bytes": chunk_size, "events": answers.pop()[0], "runs": runs}

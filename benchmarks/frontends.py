@@ -72,16 +72,30 @@ def peak_memory(function: Callable[[], Any]) -> int:
         tracemalloc.stop()
 
 
-def run(sizes: list[int], *, repeats: int = 3, log: Callable[[str], None] = print) -> dict[str, Any]:
+def run(
+    sizes: list[int], *, repeats: int = 3, log: Callable[[str], None] = print
+) -> dict[str, Any]:
     """Time and peak memory of each contender on each stream kind and size (bytes); the rows and slopes."""
     rows: list[dict[str, Any]] = []
     for kind, make in STREAMS.items():
         for size in sizes:
             raw = make(size)
             events = raw.count(b"\n\n")  # every event of these streams ends with one blank line
-            log(f"  front ends: {kind} stream, {size_text(size)} ({len(raw):,} bytes, {events:,} events)")
-            timed = interleaved_best({name: (lambda f=function: f(raw), repeats) for name, function in CONTENDERS.items()})
-            row: dict[str, Any] = {"stream": kind, "size": size, "stream_bytes": len(raw), "events": events}
+            log(
+                f"  front ends: {kind} stream, {size_text(size)} ({len(raw):,} bytes, {events:,} events)"
+            )
+            timed = interleaved_best(
+                {
+                    name: (lambda f=function: f(raw), repeats)
+                    for name, function in CONTENDERS.items()
+                }
+            )
+            row: dict[str, Any] = {
+                "stream": kind,
+                "size": size,
+                "stream_bytes": len(raw),
+                "events": events,
+            }
             for name, function in CONTENDERS.items():
                 row[f"{name}_s"] = timed[name][0]
                 row[f"{name}_output_bytes"] = timed[name][1]

@@ -54,7 +54,9 @@ def lower_bound(chunks: Iterable[bytes]) -> str:
     return "".join(pieces)
 
 
-def run(sizes: list[int], *, repeats: int = 5, log: Callable[[str], None] = print) -> dict[str, Any]:
+def run(
+    sizes: list[int], *, repeats: int = 5, log: Callable[[str], None] = print
+) -> dict[str, Any]:
     """Time `accumulate` and the lower bound on each stream kind and size (bytes); peak memory of `accumulate`."""
     rows: list[dict[str, Any]] = []
     for kind, make in STREAMS.items():
@@ -62,16 +64,32 @@ def run(sizes: list[int], *, repeats: int = 5, log: Callable[[str], None] = prin
             raw = make(size)
             chunks = chunked(raw, CHUNK)
             log(f"  overhead: {kind} stream, {size_text(size)} ({len(raw):,} bytes)")
-            timed = interleaved_best({"accumulate": (lambda: accumulate(chunks), repeats),
-                                      "lower_bound": (lambda: lower_bound(chunks), repeats)})
+            timed = interleaved_best(
+                {
+                    "accumulate": (lambda: accumulate(chunks), repeats),
+                    "lower_bound": (lambda: lower_bound(chunks), repeats),
+                }
+            )
             message = timed["accumulate"][1]
             joined = "".join(block.get("text") or "" for block in message["content"])
             assert joined in timed["lower_bound"][1], "the lower bound did not read the same text"
-            rows.append({"stream": kind, "size": size, "stream_bytes": len(raw), "chunk_bytes": CHUNK,
-                         "accumulate_s": timed["accumulate"][0], "lower_bound_s": timed["lower_bound"][0],
-                         "accumulate_peak_bytes": peak_memory(lambda: accumulate(chunks))})
+            rows.append(
+                {
+                    "stream": kind,
+                    "size": size,
+                    "stream_bytes": len(raw),
+                    "chunk_bytes": CHUNK,
+                    "accumulate_s": timed["accumulate"][0],
+                    "lower_bound_s": timed["lower_bound"][0],
+                    "accumulate_peak_bytes": peak_memory(lambda: accumulate(chunks)),
+                }
+            )
     slopes = {}
     for kind in STREAMS:
         mine = [row for row in rows if row["stream"] == kind]
-        slopes[kind] = slope([row["stream_bytes"] for row in mine], [row["accumulate_s"] for row in mine]) if len(mine) > 1 else None
+        slopes[kind] = (
+            slope([row["stream_bytes"] for row in mine], [row["accumulate_s"] for row in mine])
+            if len(mine) > 1
+            else None
+        )
     return {"rows": rows, "slopes": slopes}

@@ -30,10 +30,12 @@ def run(size: int, *, repeats: int = 5, log: Callable[[str], None] = print) -> d
     raw = text_stream(size)
     chunks = chunked(raw, CHUNK)
     log(f"  pipeline: {len(raw) / 1e6:.1f} MB text stream")
-    timed = interleaved_best({
-        "ours": (lambda: accumulate(chunks), repeats),
-        "sdk": (lambda: sdk_final_message(raw, chunk_size=CHUNK), repeats),
-    })
+    timed = interleaved_best(
+        {
+            "ours": (lambda: accumulate(chunks), repeats),
+            "sdk": (lambda: sdk_final_message(raw, chunk_size=CHUNK), repeats),
+        }
+    )
     (ours_s, ours), (sdk_s, theirs) = timed["ours"], timed["sdk"]
     differences = compare_messages(ours, theirs)
     assert not differences, f"the SDK's message differs: {differences[:3]}"

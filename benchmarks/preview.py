@@ -27,21 +27,23 @@ from collections.abc import Callable
 from typing import Any
 
 from streaming_lib import MessageAccumulator, PartialJSONError, iter_events
-from streaming_lib.tools.fixtures import chunked
 from streaming_lib.partial_json import AppendString
+from streaming_lib.tools.fixtures import chunked
 from streaming_lib.tools.sdk import compare_messages, sdk_final_message
 
 from .report import size_text
 from .streams import FRAGMENT_CHARS, tool_fragments, tool_stream
 from .timing import extrapolate, interleaved_best, slope
 
-CHUNK = 4096            # bytes per network read, for every contender
+CHUNK = 4096  # bytes per network read, for every contender
 CONTENT = ("content",)  # the path of the string the preview shows
-SDK_SLOW = 5.0          # seconds: an SDK run predicted to be slower is made only
-SDK_SLOW_RUNS = 2       # this many times (or fewer, with fewer repeats)
+SDK_SLOW = 5.0  # seconds: an SDK run predicted to be slower is made only
+SDK_SLOW_RUNS = 2  # this many times (or fewer, with fewer repeats)
 
 
-def _pipeline(chunks: list[bytes], on_fragment: Callable[[MessageAccumulator, dict[str, Any]], None]) -> dict[str, Any]:
+def _pipeline(
+    chunks: list[bytes], on_fragment: Callable[[MessageAccumulator, dict[str, Any]], None]
+) -> dict[str, Any]:
     """Our pipeline over `chunks` to the final message, calling `on_fragment(acc, event)` after each input_json_delta (benchmark 2)."""
     acc = MessageAccumulator()
     for event in iter_events(chunks):
@@ -65,7 +67,9 @@ def ours_changes(chunks: list[bytes]) -> tuple[dict[str, Any], list[str]]:
     return acc.final_message(), shown
 
 
-def ours_snapshots(chunks: list[bytes], trailing_strings: bool = True) -> tuple[dict[str, Any], Any]:
+def ours_snapshots(
+    chunks: list[bytes], trailing_strings: bool = True
+) -> tuple[dict[str, Any], Any]:
     """Benchmark 2, ours: (final message, the last snapshot taken)."""
     last: list[Any] = [None]
 
@@ -82,7 +86,9 @@ def _check(size: int, results: dict[str, Any]) -> None:
     """Every contender must have computed the same thing, or its time means nothing."""
     message, shown = results["changes"]
     tool_input = message["content"][1]["input"]
-    assert "".join(shown) == tool_input["content"], f"{size}: the preview differs from the final content"
+    assert "".join(shown) == tool_input["content"], (
+        f"{size}: the preview differs from the final content"
+    )
     for name in ("snapshots", "snapshots_no_trailing"):
         final, last = results[name]
         assert final == message and last == tool_input, f"{size}: {name} differs"
@@ -91,7 +97,13 @@ def _check(size: int, results: dict[str, Any]) -> None:
         assert not differences, f"{size}: the SDK's message differs: {differences[:3]}"
 
 
-def run(sizes: list[int], *, repeats: int = 3, sdk_budget: float = 180.0, log: Callable[[str], None] = print) -> dict[str, Any]:
+def run(
+    sizes: list[int],
+    *,
+    repeats: int = 3,
+    sdk_budget: float = 180.0,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
     """Time every contender at every tool input size (bytes); return the rows and slopes.
 
     The SDK is skipped, and its time extrapolated from the two largest sizes
@@ -104,35 +116,55 @@ def run(sizes: list[int], *, repeats: int = 3, sdk_budget: float = 180.0, log: C
         contenders: dict[str, tuple[Callable[[], Any], int]] = {
             "changes": (lambda: ours_changes(chunks), repeats),
             "snapshots": (lambda: ours_snapshots(chunks), repeats),
-            "snapshots_no_trailing": (lambda: ours_snapshots(chunks, trailing_strings=False), repeats),
+            "snapshots_no_trailing": (
+                lambda: ours_snapshots(chunks, trailing_strings=False),
+                repeats,
+            ),
         }
         # Predicted from the slope between the two largest measured sizes: the SDK's
         # slope still rises with size (towards 2), so a fit over all sizes errs lower.
         measured = [(row["size"], row["sdk_s"]) for row in rows if not row["sdk_extrapolated"]][-2:]
         predicted = extrapolate(*zip(*measured), size) if len(measured) == 2 else None  # type: ignore[call-arg]
         skip_sdk = predicted is not None and predicted > sdk_budget
-        sdk_runs = min(SDK_SLOW_RUNS, repeats) if predicted is not None and predicted > SDK_SLOW else repeats
+        sdk_runs = (
+            min(SDK_SLOW_RUNS, repeats)
+            if predicted is not None and predicted > SDK_SLOW
+            else repeats
+        )
         if not skip_sdk:
             contenders["sdk"] = (lambda: sdk_final_message(raw, chunk_size=CHUNK), sdk_runs)
-        log(f"  preview: {size_text(size)} input, {len(raw) / 1e6:.1f} MB stream"
-            + (f", SDK extrapolated ({predicted:.0f} s > budget {sdk_budget:.0f} s)" if skip_sdk else
-               f", SDK {sdk_runs} run(s)" + (f" (predicted {predicted:.1f} s)" if predicted else "")))
+        log(
+            f"  preview: {size_text(size)} input, {len(raw) / 1e6:.1f} MB stream"
+            + (
+                f", SDK extrapolated ({predicted:.0f} s > budget {sdk_budget:.0f} s)"
+                if skip_sdk
+                else f", SDK {sdk_runs} run(s)"
+                + (f" (predicted {predicted:.1f} s)" if predicted else "")
+            )
+        )
         timed = interleaved_best(contenders)
         _check(size, {name: result for name, (_, result) in timed.items()})
-        rows.append({
-            "size": size,
-            "input_bytes": len("".join(tool_fragments(size)).encode()),
-            "stream_bytes": len(raw),
-            "fragments": len(tool_fragments(size)),
-            "ours_changes_s": timed["changes"][0],
-            "ours_snapshots_s": timed["snapshots"][0],
-            "ours_snapshots_no_trailing_s": timed["snapshots_no_trailing"][0],
-            "sdk_s": predicted if skip_sdk else timed["sdk"][0],
-            "sdk_extrapolated": skip_sdk,
-            "sdk_runs": 0 if skip_sdk else sdk_runs,
-            "ours_runs": repeats,
-        })
-    return {"chunk_bytes": CHUNK, "fragment_chars": FRAGMENT_CHARS, "rows": rows, "slopes": _slopes(rows)}
+        rows.append(
+            {
+                "size": size,
+                "input_bytes": len("".join(tool_fragments(size)).encode()),
+                "stream_bytes": len(raw),
+                "fragments": len(tool_fragments(size)),
+                "ours_changes_s": timed["changes"][0],
+                "ours_snapshots_s": timed["snapshots"][0],
+                "ours_snapshots_no_trailing_s": timed["snapshots_no_trailing"][0],
+                "sdk_s": predicted if skip_sdk else timed["sdk"][0],
+                "sdk_extrapolated": skip_sdk,
+                "sdk_runs": 0 if skip_sdk else sdk_runs,
+                "ours_runs": repeats,
+            }
+        )
+    return {
+        "chunk_bytes": CHUNK,
+        "fragment_chars": FRAGMENT_CHARS,
+        "rows": rows,
+        "slopes": _slopes(rows),
+    }
 
 
 def _slopes(rows: list[dict[str, Any]]) -> dict[str, float | None]:
@@ -141,7 +173,11 @@ def _slopes(rows: list[dict[str, Any]]) -> dict[str, float | None]:
     SDK's slope between its two largest measured sizes, where it is heading."""
     slopes: dict[str, float | None] = {}
     for key in ("ours_changes", "ours_snapshots", "ours_snapshots_no_trailing", "sdk"):
-        points = [(row["size"], row[f"{key}_s"]) for row in rows if key != "sdk" or not row["sdk_extrapolated"]]
+        points = [
+            (row["size"], row[f"{key}_s"])
+            for row in rows
+            if key != "sdk" or not row["sdk_extrapolated"]
+        ]
         slopes[key] = slope(*zip(*points)) if len(points) > 1 else None  # type: ignore[call-arg]
         if key == "sdk":
             slopes["sdk_top"] = slope(*zip(*points[-2:])) if len(points) > 2 else None  # type: ignore[call-arg]

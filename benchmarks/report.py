@@ -26,7 +26,9 @@ def seconds_text(seconds: float) -> str:
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in [header, *rows]]
+    lines = [
+        "  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in [header, *rows]
+    ]
     lines.insert(1, "  ".join("-" * width for width in widths))
     return "\n".join(lines)
 
@@ -36,25 +38,38 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
 
     def add(name: str, goal: str, value: float, passed: bool, note: str = "") -> None:
-        found.append({"name": name, "goal": goal, "value": round(value, 2), "passed": passed, "note": note})
+        found.append(
+            {"name": name, "goal": goal, "value": round(value, 2), "passed": passed, "note": note}
+        )
 
     preview = results.get("preview")
     if preview:
         last = preview["rows"][-1]
         at = size_text(last["size"])
         note = "SDK time extrapolated, likely too low" if last["sdk_extrapolated"] else ""
-        changes, snapshots = last["sdk_s"] / last["ours_changes_s"], last["sdk_s"] / last["ours_snapshots_s"]
+        changes, snapshots = (
+            last["sdk_s"] / last["ours_changes_s"],
+            last["sdk_s"] / last["ours_snapshots_s"],
+        )
         add(f"1. live preview (changes) vs SDK at {at}", ">= 100x", changes, changes >= 100, note)
         if preview["slopes"]["ours_changes"] is not None:
             first = size_text(preview["rows"][0]["size"])
-            add(f"1. live preview (changes): log-log slope {first} to {at}", "<= 1.1",
-                preview["slopes"]["ours_changes"], preview["slopes"]["ours_changes"] <= 1.1)
+            add(
+                f"1. live preview (changes): log-log slope {first} to {at}",
+                "<= 1.1",
+                preview["slopes"]["ours_changes"],
+                preview["slopes"]["ours_changes"] <= 1.1,
+            )
         add(f"2. snapshot per fragment vs SDK at {at}", ">= 10x", snapshots, snapshots >= 10, note)
     pipeline = results.get("pipeline")
     if pipeline:
         ratio = pipeline["sdk_s"] / pipeline["ours_s"]
-        add(f"3. accumulate vs sdk_final_message, {pipeline['stream_bytes'] / 1e6:.1f} MB text stream",
-            ">= 5x", ratio, ratio >= 5)
+        add(
+            f"3. accumulate vs sdk_final_message, {pipeline['stream_bytes'] / 1e6:.1f} MB text stream",
+            ">= 5x",
+            ratio,
+            ratio >= 5,
+        )
     decode = results.get("decode")
     if decode:
         rows = decode["rows"]
@@ -62,41 +77,73 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         from_64 = {size: ratio for size, ratio in ratios.items() if size >= 64}
         if from_64:
             worst = min(from_64, key=from_64.get)  # type: ignore[arg-type]
-            add("4. decode vs SDK, every chunk size from 64 B", ">= 1.5x", from_64[worst],
-                from_64[worst] >= 1.5, f"lowest at {size_text(worst)} chunks")
+            add(
+                "4. decode vs SDK, every chunk size from 64 B",
+                ">= 1.5x",
+                from_64[worst],
+                from_64[worst] >= 1.5,
+                f"lowest at {size_text(worst)} chunks",
+            )
         if 1 in ratios:
             add("4. decode vs SDK, 1-byte chunks", ">= 1.0x", ratios[1], ratios[1] >= 1.0)
         large = [row["ours_mb_s"] for row in rows if row["chunk_bytes"] >= 4096]
         if len(large) > 1:
             flatness = min(large) / max(large)
-            add("4. decode flat as chunks grow: slowest / fastest MB/s from 4 KiB", ">= 0.8",
-                flatness, flatness >= 0.8)
+            add(
+                "4. decode flat as chunks grow: slowest / fastest MB/s from 4 KiB",
+                ">= 0.8",
+                flatness,
+                flatness >= 0.8,
+            )
     frontends = results.get("frontends")
     if frontends and len(frontends["rows"]) > 2:
         slopes, sizes = frontends["slopes"], sorted({row["size"] for row in frontends["rows"]})
         span = f"{size_text(sizes[0])} to {size_text(sizes[-1])}"
         for number, name in ((5, "trace"), (6, "stepper")):
             for measure, what in (("time", "time"), ("memory", "peak memory")):
-                worst = max((kind for kind in ("text", "tool")), key=lambda kind: slopes[f"{name}_{kind}_{measure}"])
+                worst = max(
+                    (kind for kind in ("text", "tool")),
+                    key=lambda kind: slopes[f"{name}_{kind}_{measure}"],
+                )
                 value = slopes[f"{name}_{worst}_{measure}"]
-                add(f"{number}. {name}: log-log slope of {what}, {span}", "<= 1.1", value, value <= 1.1,
-                    f"the higher of the text and tool streams: {worst}")
+                add(
+                    f"{number}. {name}: log-log slope of {what}, {span}",
+                    "<= 1.1",
+                    value,
+                    value <= 1.1,
+                    f"the higher of the text and tool streams: {worst}",
+                )
     overhead = results.get("overhead")
     if overhead:
         rows = overhead["rows"]
         worst = max(rows, key=lambda row: row["accumulate_s"] / row["lower_bound_s"])
         ratio = worst["accumulate_s"] / worst["lower_bound_s"]
-        add("7. accumulate vs the lower bound, every size", "<= 1.2x", ratio, ratio <= 1.2,
-            f"highest on the {worst['stream']} stream at {size_text(worst['size'])}")
+        add(
+            "7. accumulate vs the lower bound, every size",
+            "<= 1.2x",
+            ratio,
+            ratio <= 1.2,
+            f"highest on the {worst['stream']} stream at {size_text(worst['size'])}",
+        )
         measured = {kind: value for kind, value in overhead["slopes"].items() if value is not None}
         if measured:
             kind = max(measured, key=measured.get)  # type: ignore[arg-type]
-            add("7. accumulate: log-log slope of time", "<= 1.05", measured[kind], measured[kind] <= 1.05,
-                f"the higher of the text and tool streams: {kind}")
+            add(
+                "7. accumulate: log-log slope of time",
+                "<= 1.05",
+                measured[kind],
+                measured[kind] <= 1.05,
+                f"the higher of the text and tool streams: {kind}",
+            )
         memory = max(rows, key=lambda row: row["accumulate_peak_bytes"] / row["stream_bytes"])
         times = memory["accumulate_peak_bytes"] / memory["stream_bytes"]
-        add("7. accumulate: peak memory / stream size", "<= 2.5x", times, times <= 2.5,
-            f"highest on the {memory['stream']} stream at {size_text(memory['size'])}")
+        add(
+            "7. accumulate: peak memory / stream size",
+            "<= 2.5x",
+            times,
+            times <= 2.5,
+            f"highest on the {memory['stream']} stream at {size_text(memory['size'])}",
+        )
     return found
 
 
@@ -105,76 +152,180 @@ def text(results: dict[str, Any]) -> str:
     out: list[str] = []
     preview = results.get("preview")
     if preview:
-        out.append(f"1 and 2. Live preview of a streaming write_file input "
-                   f"({preview['fragment_chars']}-character fragments, {size_text(preview['chunk_bytes'])} chunks)")
+        out.append(
+            f"1 and 2. Live preview of a streaming write_file input "
+            f"({preview['fragment_chars']}-character fragments, {size_text(preview['chunk_bytes'])} chunks)"
+        )
         rows = []
         for row in preview["rows"]:
-            sdk = seconds_text(row["sdk_s"]) + (" (extrapolated)" if row["sdk_extrapolated"] else "")
-            cells = [size_text(row["size"]), f"{row['stream_bytes'] / 1e6:.1f} MB", str(row["fragments"]), sdk]
+            sdk = seconds_text(row["sdk_s"]) + (
+                " (extrapolated)" if row["sdk_extrapolated"] else ""
+            )
+            cells = [
+                size_text(row["size"]),
+                f"{row['stream_bytes'] / 1e6:.1f} MB",
+                str(row["fragments"]),
+                sdk,
+            ]
             for key in ("ours_changes_s", "ours_snapshots_s", "ours_snapshots_no_trailing_s"):
                 cells += [seconds_text(row[key]), f"{row['sdk_s'] / row[key]:.0f}x"]
             rows.append(cells)
-        header = ["input", "stream", "fragments", "SDK stream()", "ours: changes", "ratio",
-                  "ours: snapshots", "ratio", "snapshots, no trailing", "ratio"]
+        header = [
+            "input",
+            "stream",
+            "fragments",
+            "SDK stream()",
+            "ours: changes",
+            "ratio",
+            "ours: snapshots",
+            "ratio",
+            "snapshots, no trailing",
+            "ratio",
+        ]
         out.append(_table(header, rows))
         slopes = preview["slopes"]
-        named = [(name, slopes[key]) for name, key in (
-            ("SDK", "sdk"), ("ours changes", "ours_changes"), ("ours snapshots", "ours_snapshots"),
-            ("snapshots without trailing strings", "ours_snapshots_no_trailing")) if slopes[key] is not None]
+        named = [
+            (name, slopes[key])
+            for name, key in (
+                ("SDK", "sdk"),
+                ("ours changes", "ours_changes"),
+                ("ours snapshots", "ours_snapshots"),
+                ("snapshots without trailing strings", "ours_snapshots_no_trailing"),
+            )
+            if slopes[key] is not None
+        ]
         if named:
-            out.append("log-log slope (least squares over all sizes; the SDK's over its measured ones): "
-                       + ", ".join(f"{name} {value:.2f}" for name, value in named))
+            out.append(
+                "log-log slope (least squares over all sizes; the SDK's over its measured ones): "
+                + ", ".join(f"{name} {value:.2f}" for name, value in named)
+            )
         if slopes.get("sdk_top") is not None:
-            out.append(f"the SDK's slope between its two largest measured sizes: {slopes['sdk_top']:.2f} (quadratic is 2)")
+            out.append(
+                f"the SDK's slope between its two largest measured sizes: {slopes['sdk_top']:.2f} (quadratic is 2)"
+            )
         out.append("")
     pipeline = results.get("pipeline")
     if pipeline:
-        out.append(f"3. Whole pipeline, bytes to final message ({pipeline['stream_bytes'] / 1e6:.1f} MB text stream, "
-                   f"{pipeline['events']} events, {size_text(pipeline['chunk_bytes'])} chunks)")
-        out.append(_table(["SDK sdk_final_message", "ours: accumulate", "ratio"],
-                          [[seconds_text(pipeline["sdk_s"]), seconds_text(pipeline["ours_s"]),
-                            f"{pipeline['sdk_s'] / pipeline['ours_s']:.1f}x"]]))
+        out.append(
+            f"3. Whole pipeline, bytes to final message ({pipeline['stream_bytes'] / 1e6:.1f} MB text stream, "
+            f"{pipeline['events']} events, {size_text(pipeline['chunk_bytes'])} chunks)"
+        )
+        out.append(
+            _table(
+                ["SDK sdk_final_message", "ours: accumulate", "ratio"],
+                [
+                    [
+                        seconds_text(pipeline["sdk_s"]),
+                        seconds_text(pipeline["ours_s"]),
+                        f"{pipeline['sdk_s'] / pipeline['ours_s']:.1f}x",
+                    ]
+                ],
+            )
+        )
         out.append("")
     decode = results.get("decode")
     if decode:
-        out.append(f"4. Bytes to events ({decode['stream_bytes'] / 1e6:.1f} MB stream, MB/s, higher is better)")
-        rows = [[size_text(row["chunk_bytes"]), f"{row['sdk_mb_s']:.1f}", f"{row['httpx_sse_mb_s']:.1f}",
-                 f"{row['ours_mb_s']:.1f}", f"{row['sdk_s'] / row['ours_s']:.2f}x",
-                 f"{row['httpx_sse_s'] / row['ours_s']:.2f}x"] for row in decode["rows"]]
+        out.append(
+            f"4. Bytes to events ({decode['stream_bytes'] / 1e6:.1f} MB stream, MB/s, higher is better)"
+        )
+        rows = [
+            [
+                size_text(row["chunk_bytes"]),
+                f"{row['sdk_mb_s']:.1f}",
+                f"{row['httpx_sse_mb_s']:.1f}",
+                f"{row['ours_mb_s']:.1f}",
+                f"{row['sdk_s'] / row['ours_s']:.2f}x",
+                f"{row['httpx_sse_s'] / row['ours_s']:.2f}x",
+            ]
+            for row in decode["rows"]
+        ]
         out.append(_table(["chunk", "SDK", "httpx-sse", "ours", "vs SDK", "vs httpx-sse"], rows))
         out.append("")
     frontends = results.get("frontends")
     if frontends:
-        out.append("5 and 6. Front ends: trace (the whole stream as one chunk) and the stepper "
-                   f"(opened at 1-byte chunks: the last frame, the middle, {frontends['walk_steps']} steps on)")
-        rows = [[row["stream"], size_text(row["size"]), f"{row['events']:,}",
-                 seconds_text(row["trace_s"]), f"{row['trace_peak_bytes'] / 1e6:.1f} MB",
-                 f"{row['trace_output_bytes'] / 1e6:.2f} MB",
-                 seconds_text(row["stepper_s"]), f"{row['stepper_peak_bytes'] / 1e6:.1f} MB"]
-                for row in frontends["rows"]]
-        out.append(_table(["stream", "size", "events", "trace", "peak memory", "printed",
-                           "stepper", "peak memory"], rows))
+        out.append(
+            "5 and 6. Front ends: trace (the whole stream as one chunk) and the stepper "
+            f"(opened at 1-byte chunks: the last frame, the middle, {frontends['walk_steps']} steps on)"
+        )
+        rows = [
+            [
+                row["stream"],
+                size_text(row["size"]),
+                f"{row['events']:,}",
+                seconds_text(row["trace_s"]),
+                f"{row['trace_peak_bytes'] / 1e6:.1f} MB",
+                f"{row['trace_output_bytes'] / 1e6:.2f} MB",
+                seconds_text(row["stepper_s"]),
+                f"{row['stepper_peak_bytes'] / 1e6:.1f} MB",
+            ]
+            for row in frontends["rows"]
+        ]
+        out.append(
+            _table(
+                [
+                    "stream",
+                    "size",
+                    "events",
+                    "trace",
+                    "peak memory",
+                    "printed",
+                    "stepper",
+                    "peak memory",
+                ],
+                rows,
+            )
+        )
         slopes = frontends["slopes"]
         if all(value is not None for value in slopes.values()):
-            out.append("log-log slopes (time, memory): " + ", ".join(
-                f"{name} on {kind} {slopes[f'{name}_{kind}_time']:.2f}, {slopes[f'{name}_{kind}_memory']:.2f}"
-                for name in ("trace", "stepper") for kind in ("text", "tool")))
+            out.append(
+                "log-log slopes (time, memory): "
+                + ", ".join(
+                    f"{name} on {kind} {slopes[f'{name}_{kind}_time']:.2f}, {slopes[f'{name}_{kind}_memory']:.2f}"
+                    for name in ("trace", "stepper")
+                    for kind in ("text", "tool")
+                )
+            )
         out.append("")
     overhead = results.get("overhead")
     if overhead:
-        out.append(f"7. accumulate against the lower bound (lines split, json.loads per data line, texts joined; "
-                   f"{size_text(overhead['rows'][0]['chunk_bytes'])} chunks)")
-        rows = [[row["stream"], size_text(row["size"]), f"{row['stream_bytes'] / 1e6:.1f} MB",
-                 seconds_text(row["lower_bound_s"]), seconds_text(row["accumulate_s"]),
-                 f"{row['accumulate_s'] / row['lower_bound_s']:.2f}x",
-                 f"{row['accumulate_peak_bytes'] / 1e6:.1f} MB",
-                 f"{row['accumulate_peak_bytes'] / row['stream_bytes']:.2f}x"] for row in overhead["rows"]]
-        out.append(_table(["stream", "size", "bytes", "lower bound", "accumulate", "ratio",
-                           "peak memory", "/ stream"], rows))
+        out.append(
+            f"7. accumulate against the lower bound (lines split, json.loads per data line, texts joined; "
+            f"{size_text(overhead['rows'][0]['chunk_bytes'])} chunks)"
+        )
+        rows = [
+            [
+                row["stream"],
+                size_text(row["size"]),
+                f"{row['stream_bytes'] / 1e6:.1f} MB",
+                seconds_text(row["lower_bound_s"]),
+                seconds_text(row["accumulate_s"]),
+                f"{row['accumulate_s'] / row['lower_bound_s']:.2f}x",
+                f"{row['accumulate_peak_bytes'] / 1e6:.1f} MB",
+                f"{row['accumulate_peak_bytes'] / row['stream_bytes']:.2f}x",
+            ]
+            for row in overhead["rows"]
+        ]
+        out.append(
+            _table(
+                [
+                    "stream",
+                    "size",
+                    "bytes",
+                    "lower bound",
+                    "accumulate",
+                    "ratio",
+                    "peak memory",
+                    "/ stream",
+                ],
+                rows,
+            )
+        )
         slopes = overhead["slopes"]
         if all(value is not None for value in slopes.values()):
-            out.append("log-log slope of accumulate's time: " + ", ".join(
-                f"{kind} {value:.2f}" for kind, value in slopes.items()))
+            out.append(
+                "log-log slope of accumulate's time: "
+                + ", ".join(f"{kind} {value:.2f}" for kind, value in slopes.items())
+            )
         out.append("")
     out.append("Targets")
     for target in results.get("targets") or targets(results):

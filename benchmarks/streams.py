@@ -53,8 +53,13 @@ def _message_start() -> dict:
     return {
         "type": "message_start",
         "message": {
-            "id": "msg_bench", "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
-            "content": [], "stop_reason": None, "stop_sequence": None,
+            "id": "msg_bench",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-5-5",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
             "usage": {"input_tokens": 512, "output_tokens": 1},
         },
     }
@@ -62,8 +67,11 @@ def _message_start() -> dict:
 
 def _message_end(stop_reason: str, output_tokens: int) -> list[dict]:
     return [
-        {"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-         "usage": {"output_tokens": output_tokens}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": output_tokens},
+        },
         {"type": "message_stop"},
     ]
 
@@ -96,14 +104,31 @@ def tool_stream(size: int) -> bytes:
     events = [
         _message_start(),
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "I'll write the file."}},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": "I'll write the file."},
+        },
         {"type": "content_block_stop", "index": 0},
-        {"type": "content_block_start", "index": 1,
-         "content_block": {"type": "tool_use", "id": "toolu_bench", "name": "write_file", "input": {}}},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {
+                "type": "tool_use",
+                "id": "toolu_bench",
+                "name": "write_file",
+                "input": {},
+            },
+        },
     ]
     for fragment in tool_fragments(size):
-        events.append({"type": "content_block_delta", "index": 1,
-                       "delta": {"type": "input_json_delta", "partial_json": fragment}})
+        events.append(
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": fragment},
+            }
+        )
     events.append({"type": "content_block_stop", "index": 1})
     events += _message_end("tool_use", len(events))
     return "".join(map(_sse, events)).encode()
@@ -114,14 +139,23 @@ def text_stream(size: int) -> bytes:
     """A text-only stream body (bytes) of about `size` bytes, in text_delta events of 1 to 8 characters."""
     prose = "".join(CODE.format(n=n) for n in range(50))
     head = _sse(_message_start()) + _sse(
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
-    tail = "".join(map(_sse, [{"type": "content_block_stop", "index": 0}, *_message_end("end_turn", 9)]))
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
+    )
+    tail = "".join(
+        map(_sse, [{"type": "content_block_stop", "index": 0}, *_message_end("end_turn", 9)])
+    )
     body, used, at, k = [], len(head.encode()) + len(tail.encode()), 0, 0
     while used < size:
         width = 1 + k % 8  # a few characters per token, varying
         piece = prose[at : at + width] or prose[:width]
         at = (at + width) % len(prose)
-        event = _sse({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}})
+        event = _sse(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": piece},
+            }
+        )
         body.append(event)
         used, k = used + len(event.encode()), k + 1
     return (head + "".join(body) + tail).encode()

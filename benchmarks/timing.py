@@ -27,7 +27,9 @@ from collections.abc import Callable
 from typing import Any
 
 
-def interleaved_best(contenders: dict[str, tuple[Callable[[], Any], int]]) -> dict[str, tuple[float, Any]]:
+def interleaved_best(
+    contenders: dict[str, tuple[Callable[[], Any], int]],
+) -> dict[str, tuple[float, Any]]:
     """Run every contender (name -> (function, runs)) in turns; return name -> (best seconds, last result).
 
     A contender with fewer runs simply drops out of the later turns.
@@ -39,7 +41,7 @@ def interleaved_best(contenders: dict[str, tuple[Callable[[], Any], int]]) -> di
             if turn >= runs:
                 continue
             results[name] = None  # free the previous result before the next run
-            gc.collect()          # start every run with the same (empty) garbage
+            gc.collect()  # start every run with the same (empty) garbage
             start = time.perf_counter()
             results[name] = function()
             best[name] = min(best[name], time.perf_counter() - start)

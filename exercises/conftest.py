@@ -24,7 +24,9 @@ class CheckCell(IPyNbCell):
     def repr_failure(self, excinfo):
         first_line = self.cell.source.split("\n", 1)[0]
         heading = first_line[2:] if CHECK_LINE.match(first_line) else self.name
-        report = super().repr_failure(excinfo).replace(f"Cell {self.cell_num}: ", f"{self.name}: ", 1)
+        report = (
+            super().repr_failure(excinfo).replace(f"Cell {self.cell_num}: ", f"{self.name}: ", 1)
+        )
         return f"{heading}\n\n{report}"
 
 

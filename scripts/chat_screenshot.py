@@ -13,13 +13,20 @@ from playwright.sync_api import expect, sync_playwright
 from streaming_lib.chat import ChatServer
 
 OUT = Path(__file__).resolve().parent.parent / "notebooks" / "images" / "chat.png"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+]
 
 
 def main() -> None:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     with ChatServer("fixture", pace=0.02, environ={}) as chat, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+        )
         page = browser.new_page(viewport={"width": 820, "height": 600})
         page.goto(chat.url + "/")
         page.get_by_role("button", name="Send").click()

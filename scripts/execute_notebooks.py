@@ -39,7 +39,9 @@ def kernel_environment() -> None:
     its PYTHONPATH (the kernel inherits this process's environment).
     """
     os.environ["PYTHONHASHSEED"] = "0"
-    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('streaming_lib') is None)"
+    probe = (
+        "import importlib.util, sys; sys.exit(importlib.util.find_spec('streaming_lib') is None)"
+    )
     if subprocess.run([sys.executable, "-c", probe], cwd=NOTEBOOKS).returncode != 0:
         paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
         os.environ["PYTHONPATH"] = os.pathsep.join(paths)
@@ -106,7 +108,9 @@ def merge_streams(outputs: list) -> list:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", help="notebook name prefixes, for example 02 or 04_tool")
+    parser.add_argument(
+        "names", nargs="*", help="notebook name prefixes, for example 02 or 04_tool"
+    )
     args = parser.parse_args(argv)
     notebooks = select(args.names)
     if not notebooks:

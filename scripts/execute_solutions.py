@@ -28,11 +28,15 @@ TIMEOUT = 300  # seconds per cell
 
 def use_repo_root() -> None:
     """Put the repository root first on PYTHONPATH (inherited by every kernel started after)."""
-    paths = [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(ROOT)]
+    paths = [str(ROOT)] + [
+        p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(ROOT)
+    ]
     os.environ["PYTHONPATH"] = os.pathsep.join(paths)
 
 
-def client(notebook: nbformat.NotebookNode, folder: Path, *, allow_errors: bool = False) -> NotebookClient:
+def client(
+    notebook: nbformat.NotebookNode, folder: Path, *, allow_errors: bool = False
+) -> NotebookClient:
     """An nbclient runner for `notebook` with the course's settings (cwd = `folder`)."""
     return NotebookClient(
         notebook,
@@ -44,7 +48,9 @@ def client(notebook: nbformat.NotebookNode, folder: Path, *, allow_errors: bool 
     )
 
 
-async def run_all(jobs: list[tuple[nbformat.NotebookNode, Path]], *, allow_errors: bool = False) -> list[nbformat.NotebookNode]:
+async def run_all(
+    jobs: list[tuple[nbformat.NotebookNode, Path]], *, allow_errors: bool = False
+) -> list[nbformat.NotebookNode]:
     """Execute each (notebook, folder) pair, at most one kernel per CPU at a time; return the notebooks."""
     use_repo_root()
     limit = asyncio.Semaphore(os.cpu_count() or 1)
@@ -61,7 +67,9 @@ def execute_all(paths: list[Path]) -> None:
     notebooks = [nbformat.read(path, as_version=4) for path in paths]
     executed = asyncio.run(run_all([(nb, path.parent) for nb, path in zip(notebooks, paths)]))
     for path, notebook in zip(paths, executed):
-        notebook.metadata.get("language_info", {}).pop("version", None)  # no machine detail in the file
+        notebook.metadata.get("language_info", {}).pop(
+            "version", None
+        )  # no machine detail in the file
         path.write_text(nbformat.writes(notebook) + "\n", encoding="utf-8")
         print(f"executed: {path.resolve().relative_to(ROOT)}")
 

@@ -58,7 +58,9 @@ BEGIN = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[ \t]*$")
 END = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
 STUB = 'raise NotImplementedError("your code here")'
 STUB_KEY = "exercise_stub"  # learner cell metadata: the digest of the stub it was generated with
-EXERCISE_NAME = re.compile(r"^\d\d_\w+\.ipynb$")  # what the generator writes; "01_x-Copy1.ipynb" is the learner's
+EXERCISE_NAME = re.compile(
+    r"^\d\d_\w+\.ipynb$"
+)  # what the generator writes; "01_x-Copy1.ipynb" is the learner's
 
 
 class MarkerError(ValueError):
@@ -75,7 +77,9 @@ def solution_regions(source: str) -> list[tuple[int, int, str]]:
     for number, line in enumerate(source.split("\n")):
         if match := BEGIN.match(line):
             if start is not None:
-                raise MarkerError(f"line {number + 1}: BEGIN SOLUTION inside a region (begun line {start + 1})")
+                raise MarkerError(
+                    f"line {number + 1}: BEGIN SOLUTION inside a region (begun line {start + 1})"
+                )
             start, indent = number, match["indent"]
         elif END.match(line):
             if start is None:
@@ -103,7 +107,9 @@ def stub(body: list[str], indent: str) -> list[str]:
             break
         hint.append(line)
     if not hint:
-        raise MarkerError("a solution region must start with a comment: the hint the exercise keeps")
+        raise MarkerError(
+            "a solution region must start with a comment: the hint the exercise keeps"
+        )
     return hint + [indent + STUB]
 
 
@@ -147,7 +153,9 @@ def render(notebook: nbformat.NotebookNode) -> str:
     return nbformat.writes(notebook) + "\n"
 
 
-def exercise_files(solutions_dir: Path = SOLUTIONS_DIR, exercises_dir: Path = EXERCISES_DIR) -> dict[Path, str]:
+def exercise_files(
+    solutions_dir: Path = SOLUTIONS_DIR, exercises_dir: Path = EXERCISES_DIR
+) -> dict[Path, str]:
     """What exercises/ should hold: {path: file text}, one per solution notebook."""
     files = {}
     for path in sorted(solutions_dir.glob("*.ipynb")):
@@ -192,7 +200,9 @@ def differences(exercise: nbformat.NotebookNode, generated: nbformat.NotebookNod
         if have is None:
             found.append(f"cell {want.id!r} is missing")
         elif have.cell_type != want.cell_type:
-            found.append(f"cell {want.id!r} is a {have.cell_type} cell, not a {want.cell_type} cell")
+            found.append(
+                f"cell {want.id!r} is a {have.cell_type} cell, not a {want.cell_type} cell"
+            )
         elif STUB_KEY in want.metadata:
             if have.metadata.get(STUB_KEY) != want.metadata[STUB_KEY]:
                 found.append(f"the stub of cell {want.id!r} has changed")
@@ -200,13 +210,19 @@ def differences(exercise: nbformat.NotebookNode, generated: nbformat.NotebookNod
             found.append(f"cell {want.id!r} has changed")
         elif have.metadata.get("tags", []) != want.metadata.get("tags", []):
             found.append(f"the tags of cell {want.id!r} have changed")
-    order = [cell.get("id") for cell in exercise.cells if cell.get("id") in {want.id for want in generated.cells}]
+    order = [
+        cell.get("id")
+        for cell in exercise.cells
+        if cell.get("id") in {want.id for want in generated.cells}
+    ]
     if not found and order != [want.id for want in generated.cells]:
         found.append("the cells are in another order")
     return found
 
 
-def stale_files(solutions_dir: Path = SOLUTIONS_DIR, exercises_dir: Path = EXERCISES_DIR) -> dict[Path, list[str]]:
+def stale_files(
+    solutions_dir: Path = SOLUTIONS_DIR, exercises_dir: Path = EXERCISES_DIR
+) -> dict[Path, list[str]]:
     """{exercise path: its differences} for every exercise out of date (missing, extra, or changed).
 
     Answers are not differences: a filled-in exercise of today's solution is up to date.
@@ -216,7 +232,9 @@ def stale_files(solutions_dir: Path = SOLUTIONS_DIR, exercises_dir: Path = EXERC
     for path, text in expected.items():
         if not path.exists():
             stale[path] = ["the file is missing"]
-        elif found := differences(nbformat.read(path, as_version=4), nbformat.reads(text, as_version=4)):
+        elif found := differences(
+            nbformat.read(path, as_version=4), nbformat.reads(text, as_version=4)
+        ):
             stale[path] = found
     for path in sorted(exercises_dir.glob("*.ipynb")):
         if path not in expected and EXERCISE_NAME.match(path.name):
@@ -230,7 +248,9 @@ def find_exercise(name: str, paths) -> Path:
     matches = [path for path in paths if path.stem == stem or path.stem.split("_")[0] == stem]
     if len(matches) != 1:
         known = ", ".join(path.stem for path in paths)
-        raise SystemExit(f"--reset {name}: {'no' if not matches else 'more than one'} exercise of that name (there are: {known})")
+        raise SystemExit(
+            f"--reset {name}: {'no' if not matches else 'more than one'} exercise of that name (there are: {known})"
+        )
     return matches[0]
 
 
@@ -239,8 +259,14 @@ def shown(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
-def update(solutions_dir: Path = SOLUTIONS_DIR, exercises_dir: Path = EXERCISES_DIR, *, check: bool = False,
-           force: bool = False, reset: list[str] = ()) -> int:
+def update(
+    solutions_dir: Path = SOLUTIONS_DIR,
+    exercises_dir: Path = EXERCISES_DIR,
+    *,
+    check: bool = False,
+    force: bool = False,
+    reset: list[str] = (),
+) -> int:
     """Bring exercises/ up to date (or, with `check`, only say what is out of date); the exit status.
 
     An exercise holding answers is left as it is, with a message saying how to
@@ -285,19 +311,37 @@ def update(solutions_dir: Path = SOLUTIONS_DIR, exercises_dir: Path = EXERCISES_
     return status
 
 
-def main(argv: list[str] | None = None, solutions_dir: Path = SOLUTIONS_DIR, exercises_dir: Path = EXERCISES_DIR) -> int:
+def main(
+    argv: list[str] | None = None,
+    solutions_dir: Path = SOLUTIONS_DIR,
+    exercises_dir: Path = EXERCISES_DIR,
+) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="write nothing; fail if an exercise is out of date")
-    parser.add_argument("--reset", nargs="+", default=[], metavar="NN", help="put these exercises back as handed out, answers or not")
-    parser.add_argument("--force", action="store_true", help="regenerate every exercise, even one holding answers")
-    parser.add_argument("--execute", action="store_true", help="re-run the solution notebooks first")
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; fail if an exercise is out of date"
+    )
+    parser.add_argument(
+        "--reset",
+        nargs="+",
+        default=[],
+        metavar="NN",
+        help="put these exercises back as handed out, answers or not",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="regenerate every exercise, even one holding answers"
+    )
+    parser.add_argument(
+        "--execute", action="store_true", help="re-run the solution notebooks first"
+    )
     args = parser.parse_args(argv)
     if args.execute:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from execute_solutions import execute_all
 
         execute_all(sorted(solutions_dir.glob("*.ipynb")))
-    return update(solutions_dir, exercises_dir, check=args.check, force=args.force, reset=args.reset)
+    return update(
+        solutions_dir, exercises_dir, check=args.check, force=args.force, reset=args.reset
+    )
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ The old paths of the moved modules (`streaming_lib.server`, `streaming_lib.fixtu
 
 from .accumulator import MessageAccumulator, accumulate
 from .aio import aaccumulate, aiter_events
-from .events import decode_event
 from .errors import (
     APIStreamError,
     EventDataError,
@@ -38,6 +37,7 @@ from .errors import (
     StreamTimeoutError,
     ToolInputJSONError,
 )
+from .events import decode_event
 from .fast import iter_events, iter_lines, iter_sse
 from .lines import LineDecoder
 from .partial_json import PartialJSONError, PartialJSONParser, parse_partial_json

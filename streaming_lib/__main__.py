@@ -1,12 +1,12 @@
 """Command line: `python -m streaming_lib COMMAND`.
 
-    trace [FILE] [--chunk-size N] [--sdk]   one row per event of a stream (tools/trace.py)
-    serve [--fixture F] [--port P] [--pace SECONDS]
-                                            replay a stream as a local Messages API (lab/server.py)
-    record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY; lab/record.py)
-    progress [NN ...] [--dir DIR]           run the exercises' checks; one row per exercise (tools/progress.py)
-    chat [--port P] [--fixture F] [--pace SECONDS] [--host H]
-                                            the chat page and its relay, on 127.0.0.1 (chat/)
+trace [FILE] [--chunk-size N] [--sdk]   one row per event of a stream (tools/trace.py)
+serve [--fixture F] [--port P] [--pace SECONDS]
+                                        replay a stream as a local Messages API (lab/server.py)
+record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY; lab/record.py)
+progress [NN ...] [--dir DIR]           run the exercises' checks; one row per exercise (tools/progress.py)
+chat [--port P] [--fixture F] [--pace SECONDS] [--host H]
+                                        the chat page and its relay, on 127.0.0.1 (chat/)
 """
 
 from __future__ import annotations
@@ -20,35 +20,103 @@ from .tools.fixtures import MAIN_FIXTURE
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m streaming_lib", description="Tools of the streaming course.")
+    parser = argparse.ArgumentParser(
+        prog="python -m streaming_lib", description="Tools of the streaming course."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     trace = commands.add_parser("trace", help="decode a stream and print one row per event")
-    trace.add_argument("file", nargs="?", type=Path, default=MAIN_FIXTURE, help="an .sse file (default: the course fixture)")
-    trace.add_argument("--chunk-size", type=int, default=None, metavar="N", help="feed the bytes N at a time")
-    trace.add_argument("--sdk", action="store_true", help="check the result against the real anthropic SDK")
+    trace.add_argument(
+        "file",
+        nargs="?",
+        type=Path,
+        default=MAIN_FIXTURE,
+        help="an .sse file (default: the course fixture)",
+    )
+    trace.add_argument(
+        "--chunk-size", type=int, default=None, metavar="N", help="feed the bytes N at a time"
+    )
+    trace.add_argument(
+        "--sdk", action="store_true", help="check the result against the real anthropic SDK"
+    )
 
     # serve and record: an option left out is not passed on, so its default is
     # the one in lab/server.py / lab/record.py (imported only when the command runs).
-    serve = commands.add_parser("serve", help="replay a stream as a local Messages API on 127.0.0.1")
-    serve.add_argument("--fixture", default="fixture", metavar="F", help="a fixture name or an .sse file (default: fixture)")
-    serve.add_argument("--port", type=int, default=argparse.SUPPRESS, metavar="P", help="the port (default: 8765)")
-    serve.add_argument("--pace", type=float, default=argparse.SUPPRESS, metavar="SECONDS", help="seconds between events (default: 0.02)")
+    serve = commands.add_parser(
+        "serve", help="replay a stream as a local Messages API on 127.0.0.1"
+    )
+    serve.add_argument(
+        "--fixture",
+        default="fixture",
+        metavar="F",
+        help="a fixture name or an .sse file (default: fixture)",
+    )
+    serve.add_argument(
+        "--port", type=int, default=argparse.SUPPRESS, metavar="P", help="the port (default: 8765)"
+    )
+    serve.add_argument(
+        "--pace",
+        type=float,
+        default=argparse.SUPPRESS,
+        metavar="SECONDS",
+        help="seconds between events (default: 0.02)",
+    )
 
-    record = commands.add_parser("record", help="save the raw bytes of one real API stream (needs ANTHROPIC_API_KEY)")
-    record.add_argument("--out", type=Path, required=True, metavar="FILE", help="where to write the stream's bytes")
-    record.add_argument("--model", default=argparse.SUPPRESS, help=f"the model (default: {DEFAULT_MODEL})")
-    record.add_argument("--prompt", default=argparse.SUPPRESS, help="the user message (default: a short question)")
+    record = commands.add_parser(
+        "record", help="save the raw bytes of one real API stream (needs ANTHROPIC_API_KEY)"
+    )
+    record.add_argument(
+        "--out", type=Path, required=True, metavar="FILE", help="where to write the stream's bytes"
+    )
+    record.add_argument(
+        "--model", default=argparse.SUPPRESS, help=f"the model (default: {DEFAULT_MODEL})"
+    )
+    record.add_argument(
+        "--prompt", default=argparse.SUPPRESS, help="the user message (default: a short question)"
+    )
 
-    progress = commands.add_parser("progress", help="run every exercise's checks and show how far you are")
-    progress.add_argument("names", nargs="*", metavar="NN", help="only these exercises (03 or 03_live_preview; default: all)")
-    progress.add_argument("--dir", type=Path, default=None, metavar="DIR", help="the exercises' folder (default: exercises/)")
+    progress = commands.add_parser(
+        "progress", help="run every exercise's checks and show how far you are"
+    )
+    progress.add_argument(
+        "names",
+        nargs="*",
+        metavar="NN",
+        help="only these exercises (03 or 03_live_preview; default: all)",
+    )
+    progress.add_argument(
+        "--dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the exercises' folder (default: exercises/)",
+    )
 
-    chat = commands.add_parser("chat", help="serve the chat page and its relay to the Messages API on 127.0.0.1")
-    chat.add_argument("--port", type=int, default=argparse.SUPPRESS, metavar="P", help="the port (default: 8000)")
-    chat.add_argument("--fixture", default="fixture", metavar="F", help="the replay server's fixture (default: fixture)")
-    chat.add_argument("--pace", type=float, default=argparse.SUPPRESS, metavar="SECONDS", help="seconds between events (default: 0.02)")
-    chat.add_argument("--host", default=argparse.SUPPRESS, metavar="H", help="the address to listen on (default: 127.0.0.1)")
+    chat = commands.add_parser(
+        "chat", help="serve the chat page and its relay to the Messages API on 127.0.0.1"
+    )
+    chat.add_argument(
+        "--port", type=int, default=argparse.SUPPRESS, metavar="P", help="the port (default: 8000)"
+    )
+    chat.add_argument(
+        "--fixture",
+        default="fixture",
+        metavar="F",
+        help="the replay server's fixture (default: fixture)",
+    )
+    chat.add_argument(
+        "--pace",
+        type=float,
+        default=argparse.SUPPRESS,
+        metavar="SECONDS",
+        help="seconds between events (default: 0.02)",
+    )
+    chat.add_argument(
+        "--host",
+        default=argparse.SUPPRESS,
+        metavar="H",
+        help="the address to listen on (default: 127.0.0.1)",
+    )
     return parser
 
 
@@ -84,15 +152,20 @@ def main(argv: list[str] | None = None) -> int:
             seconds(getattr(args, "pace", 0))
         except ValueError as error:
             build_parser().error(f"--pace {args.pace}: {error}")
-        given = {name: getattr(args, name) for name in ("port", "pace", "host") if hasattr(args, name)}
+        given = {
+            name: getattr(args, name) for name in ("port", "pace", "host") if hasattr(args, name)
+        }
         return serve_chat(args.fixture, **given)
     if args.command == "progress":
-        from .tools.progress import EXERCISES_DIR, run as run_progress, table
+        from .tools.progress import EXERCISES_DIR, table
+        from .tools.progress import run as run_progress
 
         # The repository's exercises (an editable install), else those of the current folder.
         folder = args.dir or (EXERCISES_DIR if EXERCISES_DIR.is_dir() else Path("exercises"))
         if not folder.is_dir():
-            build_parser().error(f"no such folder: {folder} (pass the exercises' folder with --dir)")
+            build_parser().error(
+                f"no such folder: {folder} (pass the exercises' folder with --dir)"
+            )
         try:
             results = run_progress(folder, args.names)
         except ValueError as error:

@@ -154,9 +154,15 @@ class MessageAccumulator:
         """Indices of the blocks not complete: no `content_block_stop` yet, or a tool
         input that failed to parse at it."""
         content = self._message["content"] if self._message else []
-        return [index for index in range(len(content)) if index not in self.stopped or index in self.input_errors]
+        return [
+            index
+            for index in range(len(content))
+            if index not in self.stopped or index in self.input_errors
+        ]
 
-    def tool_call_verdict(self, index: int, schema: dict[str, Any] | None = None) -> ToolCallVerdict:
+    def tool_call_verdict(
+        self, index: int, schema: dict[str, Any] | None = None
+    ) -> ToolCallVerdict:
         """May the tool call in block `index` run? A `ToolCallVerdict` with `.runnable`
         (bool) and `.reason` (a sentence). Runnable only for a client `tool_use` block
         whose stop arrived with a valid JSON object as input (matching `schema`, the
@@ -244,7 +250,9 @@ class MessageAccumulator:
         self.text_added = ""
         kind = event.get("type") if type(event) is dict else None
         if type(kind) is not str:
-            raise self._error(EventDataError, "the event is not an object with a 'type'", data=repr(event))
+            raise self._error(
+                EventDataError, "the event is not an object with a 'type'", data=repr(event)
+            )
         handler = HANDLERS.get(kind)
         if handler is None:
             return  # unknown event types are ignored (the API may add new ones)
@@ -257,7 +265,12 @@ class MessageAccumulator:
         try:
             handler(self, event)
         except (KeyError, TypeError, AttributeError) as missing:
-            raise self._error(EventDataError, f"malformed {kind}: {missing!r}", data=_as_text(event), index=event.get("index")) from None
+            raise self._error(
+                EventDataError,
+                f"malformed {kind}: {missing!r}",
+                data=_as_text(event),
+                index=event.get("index"),
+            ) from None
 
     def _on_ping(self, event: dict[str, Any]) -> None:
         pass  # keeps idle connections open; carries nothing
@@ -267,7 +280,10 @@ class MessageAccumulator:
         if not isinstance(error, dict):  # not the documented shape: keep whatever came
             error = {"message": "" if error is None else str(error)}
         error_type, text = error.get("type"), str(error.get("message") or "")
-        summary = ": ".join(str(part) for part in (error_type, text) if part) or "an error event with no details"
+        summary = (
+            ": ".join(str(part) for part in (error_type, text) if part)
+            or "an error event with no details"
+        )
         raise self._error(APIStreamError, summary, error_type=error_type, error_message=text)
 
     def _on_message_start(self, event: dict[str, Any]) -> None:
@@ -275,17 +291,30 @@ class MessageAccumulator:
             raise self._error(EventOrderError, "a second message_start")
         message = event["message"]
         if not isinstance(message, dict) or not isinstance(message.get("content") or [], list):
-            raise self._error(EventDataError, "message_start needs a 'message' object whose 'content' is a list", data=_as_text(event))
+            raise self._error(
+                EventDataError,
+                "message_start needs a 'message' object whose 'content' is a list",
+                data=_as_text(event),
+            )
         self._message = copy.deepcopy(message)
         self._message["content"] = list(self._message.get("content") or [])
 
     def _on_content_block_start(self, event: dict[str, Any]) -> None:
         index, block, content = event["index"], event["content_block"], self._message["content"]  # type: ignore[index]
         if not _is_index(index) or index != len(content):
-            raise self._error(EventOrderError, f"content_block_start for index {index!r}, expected {len(content)}", index=index)
+            raise self._error(
+                EventOrderError,
+                f"content_block_start for index {index!r}, expected {len(content)}",
+                index=index,
+            )
         field = TEXT_FIELDS.get(block.get("type"))
         if field and not isinstance(block.get(field, ""), str):
-            raise self._error(EventDataError, f"a block of type {block['type']} whose {field!r} is not a string", data=_as_text(event), index=index)
+            raise self._error(
+                EventDataError,
+                f"a block of type {block['type']} whose {field!r} is not a string",
+                data=_as_text(event),
+                index=index,
+            )
         block = copy.deepcopy(block)
         content.append(block)  # blocks of unknown types are kept as they came
         if field and not block.get(field, "").isascii() and SURROGATE.search(block[field]):
@@ -319,7 +348,11 @@ class MessageAccumulator:
         kind, block_type = delta["type"], block.get("type")
         if kind == "input_json_delta":  # a block that is not an open tool block
             if block_type in TOOL_BLOCK_TYPES:  # one that came whole in message_start
-                raise self._error(EventOrderError, f"{kind} for block {index}, which came whole in message_start", index=index)
+                raise self._error(
+                    EventOrderError,
+                    f"{kind} for block {index}, which came whole in message_start",
+                    index=index,
+                )
             raise self._wrong_block(kind, block_type, index)
         if kind in TEXT_DELTAS:
             expected, field = TEXT_DELTAS[kind]
@@ -330,7 +363,9 @@ class MessageAccumulator:
                 raise self._not_text(delta, field, index)
             parts = self._text_parts.get((index, field))
             if parts is None:
-                parts = self._text_parts[index, field] = [self._mended((index, field), block.get(field) or "")]
+                parts = self._text_parts[index, field] = [
+                    self._mended((index, field), block.get(field) or "")
+                ]
             if self._halves or not piece.isascii() and SURROGATE.search(piece):
                 piece = self._mended((index, field), piece)
             parts.append(piece)
@@ -367,12 +402,22 @@ class MessageAccumulator:
         try:
             value = load_json(raw, lone_surrogates="replace", allow_nan=False)
         except ValueError as error:  # also: over 4300 digits, nested too deep
-            why = f"is not valid JSON: {error.msg} (character {error.pos})" if isinstance(error, json.JSONDecodeError) else f"cannot be used: {error}"
+            why = (
+                f"is not valid JSON: {error.msg} (character {error.pos})"
+                if isinstance(error, json.JSONDecodeError)
+                else f"cannot be used: {error}"
+            )
         else:
             if isinstance(value, dict):  # the API's `input` is always an object
                 return value
             why = f"is a JSON {type(value).__name__}, not an object"
-        raise self._error(ToolInputJSONError, f"tool input of block {index} {why}", raw=raw, problem=why, index=index)
+        raise self._error(
+            ToolInputJSONError,
+            f"tool input of block {index} {why}",
+            raw=raw,
+            problem=why,
+            index=index,
+        )
 
     def _on_message_delta(self, event: dict[str, Any]) -> None:
         message = self._message
@@ -431,21 +476,32 @@ class MessageAccumulator:
     def _open_block(self, index: int, kind: str) -> dict[str, Any]:
         content = self._message["content"]  # type: ignore[index]
         if not _is_index(index) or not 0 <= index < len(content):
-            raise self._error(EventOrderError, f"{kind} for block {index!r}, which never started", index=index)
+            raise self._error(
+                EventOrderError, f"{kind} for block {index!r}, which never started", index=index
+            )
         if index in self.stopped:
-            raise self._error(EventOrderError, f"{kind} for block {index}, which already stopped", index=index)
+            raise self._error(
+                EventOrderError, f"{kind} for block {index}, which already stopped", index=index
+            )
         return content[index]
 
     def _wrong_block(self, kind: str, block_type: Any, index: int) -> StreamError:
-        return self._error(EventOrderError, f"{kind} for block {index}, a {block_type} block", index=index)
+        return self._error(
+            EventOrderError, f"{kind} for block {index}, a {block_type} block", index=index
+        )
 
     def _not_text(self, delta: dict[str, Any], field: str, index: int) -> StreamError:
-        return self._error(EventDataError, f"{delta['type']} with a {field!r} that is not a string", data=_as_text(delta), index=index)
+        return self._error(
+            EventDataError,
+            f"{delta['type']} with a {field!r} that is not a string",
+            data=_as_text(delta),
+            index=index,
+        )
 
     def _error(self, cls: type[StreamError], text: str, **details: Any) -> StreamError:
         where = f"event {self.event_number}: "
         if not _is_index(details.get("index")):  # `.index` is a block index or None; the text
-            details.pop("index", None)          # shows any other value that came
+            details.pop("index", None)  # shows any other value that came
         partial = self.snapshot(ended=True) if self._message is not None else None
         return cls(where + text, partial=partial, event_number=self.event_number, **details)
 
@@ -474,8 +530,13 @@ def _is_index(value: Any) -> bool:
     return type(value) is int  # not a bool, a float or a string that looks like one
 
 
-def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False,
-               max_event_bytes: int | None = MAX_EVENT_BYTES, keep_events: bool = False) -> dict[str, Any]:
+def accumulate(
+    source: bytes | Iterable[bytes],
+    *,
+    strict: bool = False,
+    max_event_bytes: int | None = MAX_EVENT_BYTES,
+    keep_events: bool = False,
+) -> dict[str, Any]:
     """The whole pipeline: bytes (one object, or an iterable of chunks) to the final message (dict).
 
     Reading stops at `message_stop`: the message is complete there, so the
@@ -506,7 +567,9 @@ def accumulate(source: bytes | Iterable[bytes], *, strict: bool = False,
         []
     """
     if isinstance(source, str):
-        raise TypeError("accumulate() takes the stream's bytes (or an iterable of byte chunks), not str")
+        raise TypeError(
+            "accumulate() takes the stream's bytes (or an iterable of byte chunks), not str"
+        )
     chunks = [source] if isinstance(source, (bytes, bytearray, memoryview)) else source
     acc = MessageAccumulator()
     events: list[Any] = []  # filled only with keep_events=True

@@ -34,7 +34,10 @@ from .sse import MAX_EVENT_BYTES, SSEDecoder
 
 
 async def aiter_events(
-    chunks: AsyncIterable[bytes], *, strict: bool = False, max_event_bytes: int | None = MAX_EVENT_BYTES
+    chunks: AsyncIterable[bytes],
+    *,
+    strict: bool = False,
+    max_event_bytes: int | None = MAX_EVENT_BYTES,
 ) -> AsyncIterator[Any]:
     """Yield the Messages API events (dicts) of a stream given as async byte chunks.
 
@@ -73,7 +76,9 @@ async def aaccumulate(
     Closing the connection stays the caller's (`async with client.stream(...)`)."""
     acc, events = MessageAccumulator(), []
     with keep_partial(acc, events):
-        async with aclosing(aiter_events(chunks, strict=strict, max_event_bytes=max_event_bytes)) as stream:
+        async with aclosing(
+            aiter_events(chunks, strict=strict, max_event_bytes=max_event_bytes)
+        ) as stream:
             async for event in stream:
                 if keep_events:
                     events.append(event)

@@ -77,7 +77,9 @@ class APIStreamError(StreamError):
     `api_error`). Source: Messages API, "Streaming Messages", error events.
     """
 
-    def __init__(self, message: str, *, error_type: str | None, error_message: str, **where: Any) -> None:
+    def __init__(
+        self, message: str, *, error_type: str | None, error_message: str, **where: Any
+    ) -> None:
         super().__init__(message, **where)
         self.error_type = error_type
         self.error_message = error_message
@@ -122,7 +124,9 @@ class ToolInputJSONError(StreamError):
     text ("is not valid JSON: ..."), `.event_number` the block's `content_block_stop`,
     `.partial` the message with the block's best partial input."""
 
-    def __init__(self, message: str, *, raw: str, problem: str = "", stop_reason: Any = None, **where: Any) -> None:
+    def __init__(
+        self, message: str, *, raw: str, problem: str = "", stop_reason: Any = None, **where: Any
+    ) -> None:
         super().__init__(message, **where)
         self.raw = raw
         self.problem = problem

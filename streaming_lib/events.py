@@ -48,16 +48,24 @@ from .sse import MAX_EVENT_BYTES, ServerSentEvent, iter_sse  # noqa: F401 (Serve
 
 # The event types of the Messages API (source: "Streaming Messages", event
 # types). Only events with these names are read; any other name is skipped.
-API_EVENT_NAMES = frozenset({
-    "message_start", "message_delta", "message_stop",
-    "content_block_start", "content_block_delta", "content_block_stop",
-    "ping", "error",
-})
+API_EVENT_NAMES = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+        "error",
+    }
+)
 # The name an unnamed event gets (WHATWG HTML 9.2.6: the default event type).
 UNNAMED = "message"
 # jiter (and so `load_json`, and `PartialJSONParser` unless told) rejects a
 # value nested inside more lists or objects than this.
 JITER_MAX_DEPTH = 200
+
 
 def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
     """The JSON object (dict) of one Messages API event, or None for an event
@@ -132,7 +140,9 @@ def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
         raise _data_error(number, name, data, "the event is not an object with a 'type'")
     kind = event.get("type") if type(event) is dict else None
     if kind != name and type(kind) is str and kind in API_EVENT_NAMES:
-        raise _data_error(number, name, data, f"named {name!r} by its event line but {kind!r} by its data's type")
+        raise _data_error(
+            number, name, data, f"named {name!r} by its event line but {kind!r} by its data's type"
+        )
     return event
 
 
@@ -140,8 +150,9 @@ def _data_error(number: int, name: str, data: str, why: str) -> EventDataError:
     return EventDataError(f"event {number} ({name}): {why}", data=data, event_number=number)
 
 
-def iter_events(chunks: Iterable[bytes], *, strict: bool = False,
-                max_event_bytes: int | None = MAX_EVENT_BYTES) -> Iterator[Any]:
+def iter_events(
+    chunks: Iterable[bytes], *, strict: bool = False, max_event_bytes: int | None = MAX_EVENT_BYTES
+) -> Iterator[Any]:
     """Yield the Messages API events (dicts) of a stream given as byte chunks.
 
     `decode_event(sse, n)` for every `sse` of `iter_sse(chunks, strict=strict,
@@ -197,7 +208,9 @@ def load_json(text: str, *, lone_surrogates: str = "keep", allow_nan: bool = Tru
         return jiter.from_json(text.encode(), allow_inf_nan=allow_nan)
     except ValueError as error:  # also UnicodeEncodeError: a str with a lone surrogate
         if str(error).startswith("recursion limit exceeded"):
-            raise ValueError(f"nested inside more than {JITER_MAX_DEPTH} lists or objects") from None
+            raise ValueError(
+                f"nested inside more than {JITER_MAX_DEPTH} lists or objects"
+            ) from None
     try:
         value = json.loads(text) if allow_nan else json.loads(text, parse_constant=_not_json)
         too_deep = _nesting(value) > JITER_MAX_DEPTH
@@ -219,7 +232,9 @@ def _replace_surrogates(value: Any) -> Any:
     if type(value) is list:
         return [_replace_surrogates(item) for item in value]
     if type(value) is dict:
-        return {SURROGATE.sub("\ufffd", key): _replace_surrogates(item) for key, item in value.items()}
+        return {
+            SURROGATE.sub("\ufffd", key): _replace_surrogates(item) for key, item in value.items()
+        }
     return value
 
 
@@ -227,9 +242,11 @@ def _nesting(value: Any) -> int:
     """How many lists or objects enclose the most deeply nested value in `value`
     (0 for a scalar or `[]`, 1 for `[1]` or `[[]]`), counted as jiter counts."""
     depth, level = 0, [value]
-    while children := [child for item in level if isinstance(item, (list, dict))
-                       for child in (item.values() if isinstance(item, dict) else item)]:
+    while children := [
+        child
+        for item in level
+        if isinstance(item, (list, dict))
+        for child in (item.values() if isinstance(item, dict) else item)
+    ]:
         depth, level = depth + 1, children
     return depth
-
-

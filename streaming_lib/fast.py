@@ -54,7 +54,9 @@ from .sse import MAX_EVENT_BYTES, ServerSentEvent, parse_field, retry_value, too
 LINES_PER_GROUP = 64
 
 
-def feed_each(decoder: LineDecoder, chunks: Iterable[bytes], *, decode: bool = True) -> Iterator[list]:
+def feed_each(
+    decoder: LineDecoder, chunks: Iterable[bytes], *, decode: bool = True
+) -> Iterator[list]:
     """Feed every chunk of `chunks` (bytes) to `decoder` in turn; yield the lines
     each one completes (a non-empty list of str, or of bytes with `decode=False`),
     exactly as calling `decoder.feed` would. `LineDecoder.feed_each` calls this.
@@ -113,7 +115,7 @@ def feed_each(decoder: LineDecoder, chunks: Iterable[bytes], *, decode: bool = T
                 elif fed <= full_at:
                     continue
                 # Past the limit: the chunk is taken back, for `feed` to handle.
-                del pending[len(pending) - len(chunk):]
+                del pending[len(pending) - len(chunk) :]
                 fed -= len(chunk)
             decoder._fed = fed
             try:
@@ -131,22 +133,29 @@ def _careful(decoder: LineDecoder) -> bool:
     """True if the next chunk's lines depend on more than its own bytes: a byte
     order mark still possible, a CR that an LF may complete, strict decoding,
     or a failure waiting to be raised. Then `feed` itself must take it."""
-    return decoder.strict or decoder._at_start or decoder._ended_with_cr or decoder._failure is not None
+    return (
+        decoder.strict
+        or decoder._at_start
+        or decoder._ended_with_cr
+        or decoder._failure is not None
+    )
 
 
-def iter_lines(chunks: Iterable[bytes], *, strict: bool = False,
-               max_line_bytes: int | None = MAX_LINE_BYTES) -> Iterator[str]:
+def iter_lines(
+    chunks: Iterable[bytes], *, strict: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES
+) -> Iterator[str]:
     """`lines.iter_lines`, through `feed_each`: the same lines and errors.
 
-        >>> list(iter_lines([b"a\\nb"]))
-        ['a', 'b']
+    >>> list(iter_lines([b"a\\nb"]))
+    ['a', 'b']
     """
     for lines in LineDecoder(strict=strict, max_line_bytes=max_line_bytes).feed_all(chunks):
         yield from lines
 
 
-def iter_sse(chunks: Iterable[bytes], *, strict: bool = False,
-             max_event_bytes: int | None = MAX_EVENT_BYTES) -> Iterator[ServerSentEvent]:
+def iter_sse(
+    chunks: Iterable[bytes], *, strict: bool = False, max_event_bytes: int | None = MAX_EVENT_BYTES
+) -> Iterator[ServerSentEvent]:
     """`sse.iter_sse`: the same events (`ServerSentEvent`) and errors
     (`SSEDecodeError` in strict mode, `SizeLimitError`) from byte chunks, faster.
 
@@ -220,13 +229,17 @@ def iter_sse(chunks: Iterable[bytes], *, strict: bool = False,
 # ANY_NAME for "any of PLAIN_TYPES". `ping` and `error` go to `decode_event`.
 PLAIN_TYPES = API_EVENT_NAMES - {"ping", "error"}
 ANY_NAME = object()  # equal to no `type`
-PLAIN_NAMES = {name.encode(): name for name in PLAIN_TYPES} | {b"": ANY_NAME, UNNAMED.encode(): ANY_NAME}
+PLAIN_NAMES = {name.encode(): name for name in PLAIN_TYPES} | {
+    b"": ANY_NAME,
+    UNNAMED.encode(): ANY_NAME,
+}
 # The names, as bytes, that win over their data (`decode_event` reads them).
 DECODED_NAMES = frozenset({b"ping", b"error"})
 
 
-def iter_events(chunks: Iterable[bytes], *, strict: bool = False,
-                max_event_bytes: int | None = MAX_EVENT_BYTES) -> Iterator[Any]:
+def iter_events(
+    chunks: Iterable[bytes], *, strict: bool = False, max_event_bytes: int | None = MAX_EVENT_BYTES
+) -> Iterator[Any]:
     """`events.iter_events`: the same Messages API events (dicts), numbered the
     same way in errors, and the same errors (`SSEDecodeError`, `SizeLimitError`,
     `EventDataError`), faster.
@@ -260,14 +273,22 @@ def iter_events(chunks: Iterable[bytes], *, strict: bool = False,
                             pass
                         if type(event) is not dict or event.get("type") != expected:
                             kind = event.get("type") if type(event) is dict else None
-                            if expected is not ANY_NAME or type(kind) is not str or kind not in PLAIN_TYPES:
+                            if (
+                                expected is not ANY_NAME
+                                or type(kind) is not str
+                                or kind not in PLAIN_TYPES
+                            ):
                                 event = None  # not read above, or not plain: `decode_event` decides
                         if event is None:
                             name = event_type.decode("utf-8", "replace") or UNNAMED
-                            event = decode_event(ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1)
+                            event = decode_event(
+                                ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1
+                            )
                     elif event_type in DECODED_NAMES:  # `ping`, `error`: whatever the data
                         name = event_type.decode()
-                        event = decode_event(ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1)
+                        event = decode_event(
+                            ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1
+                        )
                     # Any other name is not an API event: skipped, its data unread.
                     if event is not None:
                         number += 1

@@ -68,7 +68,9 @@ class LineDecoder:
     byte is copied into the `pending` buffer at most once.
     """
 
-    def __init__(self, *, strict: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES) -> None:
+    def __init__(
+        self, *, strict: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES
+    ) -> None:
         self._strict = strict
         # The longest line taken, in bytes; sys.maxsize stands for "no limit"
         # so that the check is one comparison.
@@ -127,7 +129,9 @@ class LineDecoder:
         a `feed_each` over this decoder is under way, `SSEDecodeError` (strict
         mode) and `SizeLimitError` (a line too long; then at every later call)."""
         if self._feeding_each:
-            raise RuntimeError("feed() while a feed_each() over this decoder is under way: finish or close it first")
+            raise RuntimeError(
+                "feed() while a feed_each() over this decoder is under way: finish or close it first"
+            )
         return self._feed(chunk if type(chunk) is bytes else _as_bytes(chunk))
 
     def _feed(self, chunk: bytes) -> list[str]:
@@ -153,7 +157,10 @@ class LineDecoder:
             return self._hold(chunk, start)
         self._pending += chunk[:end]
         tail = chunk[end:]
-        if len(self._pending) > self._max and (cut := self._long_line_at(self._pending)) is not None:
+        if (
+            len(self._pending) > self._max
+            and (cut := self._long_line_at(self._pending)) is not None
+        ):
             # A line too long: the lines before it go out first, as smaller
             # chunks would give them, and it is raised at the next call.
             self._failure = self._too_long(start + cut)
@@ -193,7 +200,9 @@ class LineDecoder:
 
         Raises RuntimeError while a `feed_each` over this decoder is under way."""
         if self._feeding_each:
-            raise RuntimeError("flush() while a feed_each() over this decoder is under way: finish or close it first")
+            raise RuntimeError(
+                "flush() while a feed_each() over this decoder is under way: finish or close it first"
+            )
         if self._failure:
             raise self._failure
         if not self._pending or (self._at_start and self._pending == BOM):
@@ -208,7 +217,9 @@ class LineDecoder:
     def _hold(self, chunk: bytes, start: int) -> list[str]:
         """Keep `chunk`, which ends no line, unless the line would pass the limit."""
         if len(self._pending) + len(chunk) > self._max:
-            self._failure = self._failure or self._too_long(start)  # a bad byte before it comes first
+            self._failure = self._failure or self._too_long(
+                start
+            )  # a bad byte before it comes first
             raise self._failure
         self._pending += chunk
         return []
@@ -223,8 +234,11 @@ class LineDecoder:
         return None
 
     def _too_long(self, offset: int) -> SizeLimitError:
-        return SizeLimitError(f"the line at byte offset {offset} is longer than the size limit, {self._max} bytes",
-                              offset=offset, limit=self._max)
+        return SizeLimitError(
+            f"the line at byte offset {offset} is longer than the size limit, {self._max} bytes",
+            offset=offset,
+            limit=self._max,
+        )
 
     def _lines_before(self, error: SSEDecodeError, start: int) -> list[str]:
         # Strict mode met a bad byte. Hand back the lines that ended before it,
@@ -253,7 +267,7 @@ class LineDecoder:
             if self.strict:
                 bad = offset + error.start
                 raise SSEDecodeError(
-                    f"invalid UTF-8 at byte offset {bad}: {bytes(raw[error.start:error.end])!r}",
+                    f"invalid UTF-8 at byte offset {bad}: {bytes(raw[error.start : error.end])!r}",
                     offset=bad,
                 ) from None
             # Python's replacement follows the same "maximal subpart" rule as
@@ -266,7 +280,9 @@ def _as_bytes(chunk: object) -> bytes:
     if isinstance(chunk, str):
         raise TypeError("a chunk must be bytes, not str: the stream is read as bytes, then decoded")
     if type(chunk) is int:  # what iterating over one bytes object gives
-        raise TypeError("a chunk must be bytes, not int: pass a list of chunks, [raw], not raw itself")
+        raise TypeError(
+            "a chunk must be bytes, not int: pass a list of chunks, [raw], not raw itself"
+        )
     try:
         return bytes(memoryview(chunk))  # type: ignore[arg-type]
     except TypeError:
@@ -285,13 +301,17 @@ def size_limit(limit: int | None) -> int:
     if limit is None:
         return sys.maxsize
     if type(limit) is not int:
-        raise TypeError(f"a size limit is a whole number of bytes, or None for none, not {type(limit).__name__}")
+        raise TypeError(
+            f"a size limit is a whole number of bytes, or None for none, not {type(limit).__name__}"
+        )
     if limit < 1:
         raise ValueError(f"a size limit is at least 1 byte, not {limit}")
     return limit
 
 
-def iter_lines(chunks: Iterable[bytes], *, strict: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES) -> Iterator[str]:
+def iter_lines(
+    chunks: Iterable[bytes], *, strict: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES
+) -> Iterator[str]:
     """Yield every line (str) of a stream given as byte chunks, the last unterminated one included.
 
     Raises `SSEDecodeError` (strict mode) and `SizeLimitError` as `LineDecoder` does.

@@ -42,22 +42,39 @@ from typing import Any, Union
 
 from .events import JITER_MAX_DEPTH
 from .fast import scan_string
-from .partial_json_strings import ESCAPES, STRING_STOP, PartialJSONError, decode_escape
-from .partial_json_strings import SURROGATE  # noqa: F401 (still importable from here)
+from .partial_json_strings import (
+    ESCAPES,
+    STRING_STOP,
+    SURROGATE,  # noqa: F401 (still importable from here)
+    PartialJSONError,
+    decode_escape,
+)
 
-MAX_INT_DIGITS = 4300   # jiter, like Python's int(), rejects longer integers
+MAX_INT_DIGITS = 4300  # jiter, like Python's int(), rejects longer integers
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
-_LITERALS = {"t": ("true", True), "f": ("false", False), "n": ("null", None),
-             "N": ("NaN", float("nan")), "I": ("Infinity", float("inf"))}
+_LITERALS = {
+    "t": ("true", True),
+    "f": ("false", False),
+    "n": ("null", None),
+    "N": ("NaN", float("nan")),
+    "I": ("Infinity", float("inf")),
+}
 # Numbers, as a table: state -> {character class -> next state}.  A character with no
 # entry ends the number, which is an error unless the state is one of _NUMBER_ENDS.
-_NUMBER_CLASS = {**dict.fromkeys("123456789", "1"), "0": "0", "-": "-", "+": "+",
-                 ".": ".", "e": "e", "E": "e"}
+_NUMBER_CLASS = {
+    **dict.fromkeys("123456789", "1"),
+    "0": "0",
+    "-": "-",
+    "+": "+",
+    ".": ".",
+    "e": "e",
+    "E": "e",
+}
 _NUMBER_STEPS = {
     "start": {"-": "sign", "0": "zero", "1": "int"},
-    "sign": {"0": "zero", "1": "int"},      # "-" then "I" is -Infinity, handled apart
-    "zero": {".": "dot", "e": "exp"},       # a digit after a leading 0 is an error
+    "sign": {"0": "zero", "1": "int"},  # "-" then "I" is -Infinity, handled apart
+    "zero": {".": "dot", "e": "exp"},  # a digit after a leading 0 is an error
     "int": {"0": "int", "1": "int", ".": "dot", "e": "exp"},
     "dot": {"0": "frac", "1": "frac"},
     "frac": {"0": "frac", "1": "frac", "e": "exp"},
@@ -66,7 +83,7 @@ _NUMBER_STEPS = {
     "exp_digits": {"0": "exp_digits", "1": "exp_digits"},
 }
 _NUMBER_ENDS = frozenset({"zero", "int", "frac", "exp_digits"})
-_NOTHING = object()     # "no value yet" (None is a JSON value: null)
+_NOTHING = object()  # "no value yet" (None is a JSON value: null)
 
 
 # Where a value sits: its keys (str) and list indices (int), outermost first; () is the top level.
@@ -77,6 +94,7 @@ KeyPath = tuple[str | int, ...]
 class SetValue:
     """``value`` now sits at ``path``, replacing what was there (a repeated key): a
     finished scalar, or a new empty list, dict or str that later changes fill in."""
+
     path: KeyPath
     value: Any
 
@@ -85,6 +103,7 @@ class SetValue:
 class AppendString:
     """``text`` was added to the string at ``path``.  At most one per string per ``feed``,
     so a preview that appends these does O(n) work in total."""
+
     path: KeyPath
     text: str
 
@@ -92,14 +111,16 @@ class AppendString:
 @dataclass(slots=True)
 class EndValue:
     """The string, list or dict at ``path`` is complete (scalars are complete at once)."""
+
     path: KeyPath
 
 
 Change = Union[SetValue, AppendString, EndValue]
 
 
-def parse_partial_json(text: str, *, trailing_strings: bool = False,
-                       max_depth: int | None = JITER_MAX_DEPTH) -> Any:
+def parse_partial_json(
+    text: str, *, trailing_strings: bool = False, max_depth: int | None = JITER_MAX_DEPTH
+) -> Any:
     """The best Python value for the JSON prefix ``text``, as jiter gives it.
 
     >>> parse_partial_json('{"path": "calc.py", "con')
@@ -136,26 +157,26 @@ class PartialJSONParser:
 
     def __init__(self, *, max_depth: int | None = JITER_MAX_DEPTH, track_changes: bool = True):
         self.max_depth, self._track = max_depth, track_changes
-        self.position = 0            # characters fed before the current fragment
+        self.position = 0  # characters fed before the current fragment
         self.done = False
         self.error: PartialJSONError | None = None
         self._changes: list[Change] = []
-        self._state = self._value    # the method that reads the next characters
-        self._root: Any = _NOTHING   # the top-level value, once it has started
+        self._state = self._value  # the method that reads the next characters
+        self._root: Any = _NOTHING  # the top-level value, once it has started
         # Open containers, outermost first; per level also the key whose value comes next
         # (dicts) and the container's path (for change records).
         self._stack: list[list | dict] = []
         self._keys: list[str | None] = []
         self._paths: list[KeyPath | None] = []
-        self._after_comma = False    # "]" or "}" now would be a trailing comma
+        self._after_comma = False  # "]" or "}" now would be a trailing comma
         # The token that may be split across fragments: "key", "string", "number", "literal".
         self._reading: str | None = None
         self._pieces: list[str] = []  # its text so far (decoded), joined only on demand
-        self._fresh = 0              # _pieces[_fresh:] is not yet reported by AppendString
+        self._fresh = 0  # _pieces[_fresh:] is not yet reported by AppendString
         self._string_path: KeyPath | None = None
-        self._escape_text, self._escape_at = "", 0   # an unfinished escape and its offset
+        self._escape_text, self._escape_at = "", 0  # an unfinished escape and its offset
         self._number_state, self._int_digits = "start", 0
-        self._word, self._word_value = "", None      # the literal being read, e.g. "true"
+        self._word, self._word_value = "", None  # the literal being read, e.g. "true"
 
     def feed(self, fragment: str) -> list[Change]:
         """Read the next fragment (any length); return the changes it made, in order."""
@@ -183,11 +204,11 @@ class PartialJSONParser:
         """
         if self.error:
             raise self.error
-        pending = _NOTHING           # the unfinished string or number, if it counts
+        pending = _NOTHING  # the unfinished string or number, if it counts
         if self._reading == "string" and trailing_strings:
             pending = "".join(self._pieces)
-            if len(self._pieces) > 1:    # keep the join for next time; feed has already
-                self._pieces[:], self._fresh = [pending], 1   # reported all of it
+            if len(self._pieces) > 1:  # keep the join for next time; feed has already
+                self._pieces[:], self._fresh = [pending], 1  # reported all of it
         elif self._reading == "number" and self._number_state in _NUMBER_ENDS:
             pending = _number_value("".join(self._pieces))
         if self._root is _NOTHING:
@@ -244,7 +265,7 @@ class PartialJSONParser:
     def _report_new_text(self) -> None:
         pieces = self._pieces
         if self._fresh < len(pieces):
-            self._changes.append(AppendString(self._string_path, "".join(pieces[self._fresh:])))
+            self._changes.append(AppendString(self._string_path, "".join(pieces[self._fresh :])))
             self._fresh = len(pieces)
 
     # States: each reads from text[pos:] and returns the position after what it used.
@@ -258,7 +279,7 @@ class PartialJSONParser:
         if self._stack and char == "]" and type(self._stack[-1]) is list:
             if self._after_comma:
                 raise PartialJSONError("trailing comma", offset)
-            self._close()            # "[]"; jiter checks the depth only for an item
+            self._close()  # "[]"; jiter checks the depth only for an item
             return pos + 1
         if self.max_depth is not None and len(self._stack) > self.max_depth:
             raise PartialJSONError("recursion limit exceeded", offset)
@@ -285,7 +306,7 @@ class PartialJSONParser:
             self._state = self._number
         else:
             raise PartialJSONError("expected value", offset)
-        return pos                   # the number or literal reads this character itself
+        return pos  # the number or literal reads this character itself
 
     def _key(self, text: str, pos: int) -> int:
         """After '{' or after ',' in a dict: a key (or '}' right after '{')."""
@@ -341,7 +362,7 @@ class PartialJSONParser:
         if scanned is None:
             return self._string_by_runs(text, pos)
         decoded, used, cut = scanned
-        if used <= len(rest) - cut:          # a quote of the fragment closed the string
+        if used <= len(rest) - cut:  # a quote of the fragment closed the string
             if decoded:
                 self._pieces.append(decoded)
             return self._end_string(pos + used)
@@ -349,7 +370,7 @@ class PartialJSONParser:
             pieces = self._pieces
             if self._fresh == len(pieces) and self._track and self._reading == "string":
                 self._changes.append(AppendString(self._string_path, decoded))  # report it
-                self._fresh += 1             # here, as `feed` would at its end
+                self._fresh += 1  # here, as `feed` would at its end
             pieces.append(decoded)
         if cut:
             self._escape_text, self._escape_at = "", self.position + len(text) - 1
@@ -370,8 +391,8 @@ class PartialJSONParser:
             char = text[end]
             if char != "\\":
                 break
-            simple = ESCAPES.get(text[end + 1:end + 2])
-            if simple is None:       # "\\u...", a bad escape, or the fragment ends here
+            simple = ESCAPES.get(text[end + 1 : end + 2])
+            if simple is None:  # "\\u...", a bad escape, or the fragment ends here
                 self._escape_text, self._escape_at = "", self.position + end
                 self._state = self._escape
                 return end
@@ -379,8 +400,9 @@ class PartialJSONParser:
             pos = end + 2
         if char != '"':
             bad = "control character (\\u0000-\\u001F) found while parsing a string"
-            raise PartialJSONError(bad if char < " " else "invalid unicode code point",
-                                   self.position + end)
+            raise PartialJSONError(
+                bad if char < " " else "invalid unicode code point", self.position + end
+            )
         return self._end_string(end + 1)
 
     def _end_string(self, pos: int) -> int:
@@ -399,18 +421,18 @@ class PartialJSONParser:
     def _escape(self, text: str, pos: int) -> int:
         """An escape, perhaps split across fragments: its raw text so far is kept."""
         known = len(self._escape_text)
-        raw = self._escape_text + text[pos:pos + 12 - known]   # longest: "\\ud83d\\ude00"
+        raw = self._escape_text + text[pos : pos + 12 - known]  # longest: "\\ud83d\\ude00"
         try:
             decoded = decode_escape(raw)
         except PartialJSONError as exc:
             raise PartialJSONError(exc.message, self._escape_at + exc.offset) from None
-        if decoded is None:          # the fragment ended inside the escape
+        if decoded is None:  # the fragment ended inside the escape
             self._escape_text = raw
             return len(text)
         self._pieces.append(decoded[0])
         used = decoded[1]
-        if used < known:             # a lone high half, and the escape after it began
-            self._escape_text = self._escape_text[used:]   # in an earlier fragment too
+        if used < known:  # a lone high half, and the escape after it began
+            self._escape_text = self._escape_text[used:]  # in an earlier fragment too
             self._escape_at += used
             return self._escape(text, pos)
         self._state = self._string
@@ -424,17 +446,18 @@ class PartialJSONParser:
                 break
             if state == "int":
                 self._int_digits += 1
-                if self._int_digits > MAX_INT_DIGITS:   # jiter's offset: after that digit
+                if self._int_digits > MAX_INT_DIGITS:  # jiter's offset: after that digit
                     raise PartialJSONError("number out of range", self.position + pos + 1)
             self._number_state = state
             pos += 1
         self._pieces.append(text[start:pos])
-        if pos == end:               # the number may go on in the next fragment
+        if pos == end:  # the number may go on in the next fragment
             return pos
         if self._number_state == "sign" and text[pos] == "I":
             self._start_literal("Infinity", float("-inf"))
         elif self._number_state not in _NUMBER_ENDS or (
-                self._number_state == "zero" and "0" <= text[pos] <= "9"):
+            self._number_state == "zero" and "0" <= text[pos] <= "9"
+        ):
             raise PartialJSONError("invalid number", self.position + pos)
         else:
             self._scalar(_number_value("".join(self._pieces)))
@@ -446,11 +469,11 @@ class PartialJSONParser:
 
     def _literal(self, text: str, pos: int) -> int:
         """Inside true, false, null, NaN or Infinity: self._word is what is still expected."""
-        got = text[pos:pos + len(self._word)]
+        got = text[pos : pos + len(self._word)]
         for i, char in enumerate(got):
             if char != self._word[i]:
                 raise PartialJSONError("expected ident", self.position + pos + i)
-        self._word = self._word[len(got):]
+        self._word = self._word[len(got) :]
         if not self._word:
             self._scalar(self._word_value)
         return pos + len(got)
@@ -468,7 +491,7 @@ def _copy_tree(root: list | dict, wanted: Any) -> tuple[Any, Any]:
     todo = [copy]
     while todo:
         node = todo.pop()
-        for key, child in (node.items() if type(node) is dict else enumerate(node)):
+        for key, child in node.items() if type(node) is dict else enumerate(node):
             if type(child) is list or type(child) is dict:
                 node[key] = child_copy = child.copy()
                 todo.append(child_copy)

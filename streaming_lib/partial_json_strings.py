@@ -23,8 +23,7 @@ STRING_STOP = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
 # A UTF-16 half (a surrogate code point): in a str, never a character of its own.
 SURROGATE = re.compile("[\ud800-\udfff]")
 # The one-character escapes and what they stand for (RFC 8259, section 7).
-ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
-           "t": "\t"}
+ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _HEX4 = re.compile("[0-9a-fA-F]{4}")
 _HEX_SO_FAR = re.compile("[0-9a-fA-F]{0,4}")
 
@@ -42,13 +41,15 @@ class PartialJSONError(ValueError):
 
 
 def hex4(raw: str, at: int) -> int | None:
-    digits = raw[at:at + 4]
+    digits = raw[at : at + 4]
     if _HEX4.fullmatch(digits):
         return int(digits, 16)
-    if len(digits.encode("utf-8", "surrogatepass")) < 4:   # jiter waits for four bytes
+    if len(digits.encode("utf-8", "surrogatepass")) < 4:  # jiter waits for four bytes
         return None
-    raise PartialJSONError("invalid escape", at + next(
-        i for i, char in enumerate(digits) if char not in "0123456789abcdefABCDEF"))
+    raise PartialJSONError(
+        "invalid escape",
+        at + next(i for i, char in enumerate(digits) if char not in "0123456789abcdefABCDEF"),
+    )
 
 
 def decode_escape(raw: str) -> tuple[str, int] | None:
@@ -65,7 +66,7 @@ def decode_escape(raw: str) -> tuple[str, int] | None:
         return None
     if not 0xD800 <= code <= 0xDFFF:
         return chr(code), 6
-    if code >= 0xDC00:               # a low surrogate cannot come first: a lone half
+    if code >= 0xDC00:  # a low surrogate cannot come first: a lone half
         return "\ufffd", 6
     # A high surrogate: a "\\u" low surrogate may follow, together one character;
     # anything else leaves it a lone half, U+FFFD, and is read on its own.
@@ -75,7 +76,7 @@ def decode_escape(raw: str) -> tuple[str, int] | None:
         if raw[at] != expected:
             return "\ufffd", 6
     digits = raw[8:12]
-    if not _HEX_SO_FAR.fullmatch(digits):   # not an escape of four hex digits: no pair
+    if not _HEX_SO_FAR.fullmatch(digits):  # not an escape of four hex digits: no pair
         return "\ufffd", 6
     if len(digits) < 4:
         return None

@@ -130,7 +130,9 @@ class SSEDecoder:
         if self.data_lines:  # an event with an empty data buffer is dropped
             # Positional arguments, in field order (event, data, id, retry).
             data = "\n".join(self.data_lines)
-            event = ServerSentEvent(self.event_type or "message", data, self.last_event_id, self.retry)
+            event = ServerSentEvent(
+                self.event_type or "message", data, self.last_event_id, self.retry
+            )
         self.event_type = ""
         self.data_lines = []
         self.retry = None
@@ -174,10 +176,14 @@ def utf8_length(text: str) -> int:
 
 
 def too_large(limit: int) -> SizeLimitError:
-    return SizeLimitError(f"an event's data is larger than the size limit, {limit} bytes", limit=limit)
+    return SizeLimitError(
+        f"an event's data is larger than the size limit, {limit} bytes", limit=limit
+    )
 
 
-def parse_sse(lines: Iterable[str], *, max_event_bytes: int | None = MAX_EVENT_BYTES) -> Iterator[ServerSentEvent]:
+def parse_sse(
+    lines: Iterable[str], *, max_event_bytes: int | None = MAX_EVENT_BYTES
+) -> Iterator[ServerSentEvent]:
     """Yield the events of a stream given as lines (str, no terminators).
 
     Raises `SizeLimitError` for an event whose data passes `max_event_bytes`."""
@@ -189,8 +195,9 @@ def parse_sse(lines: Iterable[str], *, max_event_bytes: int | None = MAX_EVENT_B
     # End of stream: an event still being built had no blank line; it is dropped.
 
 
-def iter_sse(chunks: Iterable[bytes], *, strict: bool = False,
-             max_event_bytes: int | None = MAX_EVENT_BYTES) -> Iterator[ServerSentEvent]:
+def iter_sse(
+    chunks: Iterable[bytes], *, strict: bool = False, max_event_bytes: int | None = MAX_EVENT_BYTES
+) -> Iterator[ServerSentEvent]:
     """Yield the events of a stream given as byte chunks (stages 1 and 2 together).
 
     No line, and no event's data, may pass `max_event_bytes` bytes. Raises

@@ -122,8 +122,12 @@ def tool_call_verdict(
         if mismatch is not None:
             return _no(f"block {index}'s input does not match the tool's input schema: {mismatch}")
     if not complete:
-        return _no("the message has no message_stop yet: the stop_reason that allows a run comes last")
-    return ToolCallVerdict(True, f"block {index} is a complete tool_use call, and the message stopped for tool_use")
+        return _no(
+            "the message has no message_stop yet: the stop_reason that allows a run comes last"
+        )
+    return ToolCallVerdict(
+        True, f"block {index} is a complete tool_use call, and the message stopped for tool_use"
+    )
 
 
 def schema_mismatch(value: Any, schema: dict[str, Any]) -> str | None:
@@ -143,7 +147,9 @@ def schema_mismatch(value: Any, schema: dict[str, Any]) -> str | None:
         error = jsonschema.exceptions.best_match(cls(schema).iter_errors(value))
     except jsonschema.exceptions.SchemaError as bad:
         raise ValueError(f"it is not valid JSON Schema: {bad.message}") from None
-    except Exception as bad:  # a $ref that leads nowhere, and the like: the schema's fault, not the input's
+    except (
+        Exception
+    ) as bad:  # a $ref that leads nowhere, and the like: the schema's fault, not the input's
         raise ValueError(f"{type(bad).__name__}: {bad}") from None
     if error is None:
         return None

@@ -18,7 +18,11 @@ from streaming_lib.server import ReplayServer
 from tests.test_fast_paths import api_streams, limits, run
 
 GATEWAY = FIXTURES_DIR.parent / "tests" / "data" / "gateway"
-REQUEST = {"model": MODEL, "max_tokens": 1024, "messages": [{"role": "user", "content": "fix calc.py"}]}
+REQUEST = {
+    "model": MODEL,
+    "max_tokens": 1024,
+    "messages": [{"role": "user", "content": "fix calc.py"}],
+}
 
 
 async def trickle(chunks, log=None):
@@ -49,7 +53,15 @@ def outcome(function):
     try:
         return function(), None
     except StreamError as error:
-        return None, (type(error), str(error), error.event_number, error.index, error.offset, error.partial, error.events)
+        return None, (
+            type(error),
+            str(error),
+            error.event_number,
+            error.index,
+            error.offset,
+            error.partial,
+            error.events,
+        )
 
 
 def sync_and_async(chunks, **options):
@@ -67,12 +79,17 @@ def test_aiter_events_gives_the_events_and_errors_of_iter_events(data, strict, l
     cuts = sorted(data.draw(st.sets(st.integers(0, len(raw)), max_size=12)))
     bounds = [0, *cuts, len(raw)]
     chunks = [raw[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
-    produced = run(lambda: stepped(aiter_events(trickle(chunks), strict=strict, max_event_bytes=limit)))
+    produced = run(
+        lambda: stepped(aiter_events(trickle(chunks), strict=strict, max_event_bytes=limit))
+    )
     assert produced == run(lambda: iter_events(chunks, strict=strict, max_event_bytes=limit))
 
 
 def test_bad_data_midway_comes_after_every_event_before_it_as_in_the_sync_pipeline():
-    raw = b"\n\n".join(read_fixture().split(b"\n\n")[:5]) + b"\n\nevent: content_block_delta\ndata: {bad\n\n"
+    raw = (
+        b"\n\n".join(read_fixture().split(b"\n\n")[:5])
+        + b"\n\nevent: content_block_delta\ndata: {bad\n\n"
+    )
     items, error = run(lambda: stepped(aiter_events(trickle(chunked(raw, 7)))))
     assert (items, error) == run(lambda: iter_events([raw]))
     assert len(items) == 5 and error[0].__name__ == "EventDataError" and error[2] == 6
@@ -88,7 +105,9 @@ def test_aaccumulate_gives_what_accumulate_gives_on_every_fixture(name, size):
 
 @pytest.mark.parametrize("path", sorted(GATEWAY.glob("*.sse")), ids=lambda path: path.stem)
 def test_aaccumulate_reads_the_streams_gateways_reshape(path):
-    expected = json.loads(path.with_suffix(".expected.json").read_text(encoding="utf-8"))["expected_final_message"]
+    expected = json.loads(path.with_suffix(".expected.json").read_text(encoding="utf-8"))[
+        "expected_final_message"
+    ]
     for size in (1, 2, 7):
         assert asyncio.run(aaccumulate(trickle(chunked(path.read_bytes(), size)))) == expected
 
@@ -101,7 +120,9 @@ def test_aaccumulate_asks_for_no_chunk_after_the_one_that_ends_message_stop():
     async def held_open():
         async for chunk in trickle(chunked(raw[:end], 7), log):
             yield chunk
-        raise AssertionError("asked for a chunk after message_stop: a held connection would hang here")
+        raise AssertionError(
+            "asked for a chunk after message_stop: a held connection would hang here"
+        )
 
     assert asyncio.run(aaccumulate(held_open())) == accumulate([raw])
     assert b"".join(log) == raw[:end]
@@ -116,9 +137,10 @@ def test_a_chunk_that_is_not_bytes_is_a_type_error_as_in_the_sync_pipeline():
 
 
 async def ours_over_http(url, **params):
-    async with httpx.AsyncClient(timeout=10) as client:
-        async with client.stream("POST", f"{url}/v1/messages", json={**REQUEST, "stream": True}, params=params) as response:
-            return await aaccumulate(response.aiter_bytes())
+    async with httpx.AsyncClient(timeout=10) as client, client.stream(
+        "POST", f"{url}/v1/messages", json={**REQUEST, "stream": True}, params=params
+    ) as response:
+        return await aaccumulate(response.aiter_bytes())
 
 
 async def sdk_over_http(url):
@@ -129,7 +151,10 @@ async def sdk_over_http(url):
     return message.to_dict(mode="json", warnings=False)
 
 
-@pytest.mark.parametrize("name", [n for n in fixture_names() if outcome(lambda n=n: accumulate(read_fixture(n)))[1] is None])
+@pytest.mark.parametrize(
+    "name",
+    [n for n in fixture_names() if outcome(lambda n=n: accumulate(read_fixture(n)))[1] is None],
+)
 def test_the_real_async_client_and_ours_agree_over_http_on_every_fixture_we_finish(name):
     from streaming_lib.sdk import compare_messages
 
@@ -147,11 +172,12 @@ def test_cancelling_the_consumer_closes_the_upstream_response_and_leaves_no_task
         started = asyncio.Event()
 
         async def consume():
-            async with httpx.AsyncClient(timeout=10) as client:
-                async with client.stream("POST", f"{server.url}/v1/messages", json={**REQUEST, "stream": True}) as response:
-                    async for event in aiter_events(response.aiter_bytes()):
-                        if event["type"] == "content_block_delta":
-                            started.set()
+            async with httpx.AsyncClient(timeout=10) as client, client.stream(
+                "POST", f"{server.url}/v1/messages", json={**REQUEST, "stream": True}
+            ) as response:
+                async for event in aiter_events(response.aiter_bytes()):
+                    if event["type"] == "content_block_delta":
+                        started.set()
 
         task = asyncio.create_task(consume())
         await started.wait()
@@ -160,7 +186,9 @@ def test_cancelling_the_consumer_closes_the_upstream_response_and_leaves_no_task
             await task
         return [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
 
-    with ReplayServer("fixture", pace=0.2) as server:  # 18 events: several seconds if read to the end
+    with ReplayServer(
+        "fixture", pace=0.2
+    ) as server:  # 18 events: several seconds if read to the end
         left = asyncio.run(scenario(server))
         assert server.wait_for_disconnects(1)
     assert left == []

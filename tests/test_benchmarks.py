@@ -44,7 +44,11 @@ def test_a_tool_stream_carries_an_input_of_the_asked_size_in_16_character_fragme
     raw_input = "".join(streams.tool_fragments(4096))
     assert json.loads(raw_input) == tool_input and 3500 < len(raw_input.encode()) <= 4096
     assert {len(f) for f in streams.tool_fragments(4096)[:-1]} == {streams.FRAGMENT_CHARS}
-    assert "\n" in tool_input["content"] and '"' in tool_input["content"] and not tool_input["content"].isascii()
+    assert (
+        "\n" in tool_input["content"]
+        and '"' in tool_input["content"]
+        and not tool_input["content"].isascii()
+    )
 
 
 def test_a_text_stream_is_about_the_asked_size_and_only_text():
@@ -61,7 +65,9 @@ def test_slope_is_one_for_linear_and_two_for_quadratic_times():
 
 def test_interleaved_best_runs_each_contender_its_own_number_of_times():
     calls = []
-    best = timing.interleaved_best({"a": (lambda: calls.append("a"), 3), "b": (lambda: calls.append("b") or 7, 1)})
+    best = timing.interleaved_best(
+        {"a": (lambda: calls.append("a"), 3), "b": (lambda: calls.append("b") or 7, 1)}
+    )
     assert calls == ["a", "b", "a", "a"] and best["b"][1] == 7 and best["a"][0] >= 0
 
 
@@ -69,23 +75,34 @@ def test_every_benchmark_fills_its_rows(results):
     assert [row["size"] for row in results["preview"]["rows"]] == TINY.preview_sizes
     assert [row["chunk_bytes"] for row in results["decode"]["rows"]] == TINY.chunk_sizes
     assert results["pipeline"]["ours_s"] > 0 and results["pipeline"]["sdk_s"] > 0
-    assert set(results["preview"]["slopes"]) == {"ours_changes", "ours_snapshots", "ours_snapshots_no_trailing", "sdk", "sdk_top"}
+    assert set(results["preview"]["slopes"]) == {
+        "ours_changes",
+        "ours_snapshots",
+        "ours_snapshots_no_trailing",
+        "sdk",
+        "sdk_top",
+    }
     assert [(row["stream"], row["size"]) for row in results["frontends"]["rows"]] == [
-        (kind, size) for kind in ("text", "tool") for size in TINY.frontend_sizes]
-    assert all(row["trace_peak_bytes"] > 0 and row["stepper_output_bytes"] > 0 for row in results["frontends"]["rows"])
+        (kind, size) for kind in ("text", "tool") for size in TINY.frontend_sizes
+    ]
+    assert all(
+        row["trace_peak_bytes"] > 0 and row["stepper_output_bytes"] > 0
+        for row in results["frontends"]["rows"]
+    )
     assert [(row["stream"], row["size"]) for row in results["overhead"]["rows"]] == [
-        (kind, size) for kind in ("text", "tool") for size in TINY.overhead_sizes]
+        (kind, size) for kind in ("text", "tool") for size in TINY.overhead_sizes
+    ]
     assert all(row["accumulate_peak_bytes"] > 0 for row in results["overhead"]["rows"])
 
 
 def test_the_lower_bound_reads_the_text_and_tool_input_that_accumulate_builds():
     for raw in (streams.text_stream(4096), streams.tool_stream(4096)):
         message = accumulate(raw)
-        pieces = overhead.lower_bound([raw[i:i + 7] for i in range(0, len(raw), 7)])
+        pieces = overhead.lower_bound([raw[i : i + 7] for i in range(0, len(raw), 7)])
         text = "".join(block.get("text", "") for block in message["content"])
         assert pieces.startswith(text)
         tools = [block["input"] for block in message["content"] if block["type"] == "tool_use"]
-        assert not tools or [json.loads(pieces[len(text):])] == tools
+        assert not tools or [json.loads(pieces[len(text) :])] == tools
 
 
 def test_the_machine_is_described_without_its_name(results):
@@ -96,8 +113,14 @@ def test_the_machine_is_described_without_its_name(results):
 
 def test_the_table_shows_every_benchmark_and_every_target_with_a_mark(results):
     report = text(results)
-    for title in ("1 and 2. Live preview", "3. Whole pipeline", "4. Bytes to events", "5 and 6. Front ends", "7. accumulate",
-                  "Targets"):
+    for title in (
+        "1 and 2. Live preview",
+        "3. Whole pipeline",
+        "4. Bytes to events",
+        "5 and 6. Front ends",
+        "7. accumulate",
+        "Targets",
+    ):
         assert title in report
     assert len(results["targets"]) == 14
     assert all(target["passed"] in (True, False) for target in results["targets"])
@@ -114,8 +137,15 @@ def test_an_sdk_run_over_budget_is_extrapolated_and_says_so():
 
 def test_write_makes_the_json_and_both_plots(results, tmp_path):
     paths = write(results, tmp_path)
-    assert sorted(path.name for path in paths) == ["decode_throughput.png", "preview_scaling.png", "results.json"]
-    assert json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))["targets"] == results["targets"]
+    assert sorted(path.name for path in paths) == [
+        "decode_throughput.png",
+        "preview_scaling.png",
+        "results.json",
+    ]
+    assert (
+        json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))["targets"]
+        == results["targets"]
+    )
     for name in ("decode_throughput.png", "preview_scaling.png"):
         assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")
 
@@ -124,10 +154,15 @@ def test_the_command_line_runs_one_benchmark_and_writes_where_told(monkeypatch, 
     monkeypatch.setattr(cli, "QUICK", TINY)
     assert cli.main(["--quick", "--only", "pipeline", "--out", str(tmp_path)]) == 0
     assert "3. Whole pipeline" in capsys.readouterr().out
-    assert set(json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))) >= {"pipeline", "targets"}
+    assert set(json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))) >= {
+        "pipeline",
+        "targets",
+    }
 
 
-def test_the_front_end_benchmarks_run_alone_and_print_without_writing(monkeypatch, tmp_path, capsys):
+def test_the_front_end_benchmarks_run_alone_and_print_without_writing(
+    monkeypatch, tmp_path, capsys
+):
     monkeypatch.setattr(cli, "QUICK", TINY)
     monkeypatch.setattr(cli, "RESULTS_DIR", tmp_path)
     assert cli.main(["--quick", "--only", "frontends"]) == 0
@@ -143,13 +178,25 @@ def test_a_tool_stream_of_a_size_has_a_body_of_about_that_size():
 
 
 def test_sizes_print_in_binary_units():
-    assert [size_text(n) for n in (1, 64, 4096, 16384, 1048576)] == ["1 B", "64 B", "4 KiB", "16 KiB", "1 MiB"]
+    assert [size_text(n) for n in (1, 64, 4096, 16384, 1048576)] == [
+        "1 B",
+        "64 B",
+        "4 KiB",
+        "16 KiB",
+        "1 MiB",
+    ]
 
 
 def test_an_sdk_run_predicted_to_be_slow_is_made_twice_and_a_fast_one_every_time(monkeypatch):
     from benchmarks import preview
 
     monkeypatch.setattr(preview, "SDK_SLOW", 0.0)  # every prediction counts as slow
-    rows = preview.run([1024, 2048, 4096], repeats=3, sdk_budget=1000.0, log=lambda line: None)["rows"]
+    rows = preview.run([1024, 2048, 4096], repeats=3, sdk_budget=1000.0, log=lambda line: None)[
+        "rows"
+    ]
     # The first two sizes have no prediction yet (it needs two measured sizes).
-    assert [row["sdk_runs"] for row in rows] == [3, 3, preview.SDK_SLOW_RUNS] and preview.SDK_SLOW_RUNS == 2
+    assert [row["sdk_runs"] for row in rows] == [
+        3,
+        3,
+        preview.SDK_SLOW_RUNS,
+    ] and preview.SDK_SLOW_RUNS == 2

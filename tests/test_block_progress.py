@@ -61,14 +61,22 @@ def test_parses_says_what_json_loads_says_of_the_buffer_after_every_fragment(buf
 def test_a_value_split_at_every_point_parses_exactly_when_its_last_character_arrives():
     buffer = BUFFERS[0]
     for cut in range(1, len(buffer)):
-        deltas = [{"type": "input_json_delta", "partial_json": part} for part in (buffer[:cut], buffer[cut:])]
+        deltas = [
+            {"type": "input_json_delta", "partial_json": part}
+            for part in (buffer[:cut], buffer[cut:])
+        ]
         verdicts = [block.parses for block, _ in follow(TOOL, deltas)]
         assert verdicts == [False, True], cut
 
 
 def test_a_text_block_keeps_its_length_and_only_its_last_characters():
     pieces = ["找到", "原因了：", "x" * 100, "修正。"]
-    seen = [(b.length, b.added, b.tail) for b, _ in follow({"type": "text", "text": "ab"}, [{"type": "text_delta", "text": p} for p in pieces])]
+    seen = [
+        (b.length, b.added, b.tail)
+        for b, _ in follow(
+            {"type": "text", "text": "ab"}, [{"type": "text_delta", "text": p} for p in pieces]
+        )
+    ]
     text = "ab"
     for (length, added, tail), piece in zip(seen, pieces):
         text += piece
@@ -76,6 +84,11 @@ def test_a_text_block_keeps_its_length_and_only_its_last_characters():
 
 
 def test_a_thinking_block_counts_its_thinking_and_ignores_its_signature():
-    deltas = [{"type": "thinking_delta", "thinking": "hmm"}, {"type": "signature_delta", "signature": "sig"}]
-    seen = [(b.kind, b.length, b.added) for b, _ in follow({"type": "thinking", "thinking": ""}, deltas)]
+    deltas = [
+        {"type": "thinking_delta", "thinking": "hmm"},
+        {"type": "signature_delta", "signature": "sig"},
+    ]
+    seen = [
+        (b.kind, b.length, b.added) for b, _ in follow({"type": "thinking", "thinking": ""}, deltas)
+    ]
     assert seen == [("thinking", 3, 3), ("thinking", 3, 0)]

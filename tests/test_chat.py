@@ -29,7 +29,9 @@ PROMPT = {"prompt": "Fix the bug in calc.py"}
 
 
 def post_chat(chat, path="/chat", body=PROMPT, **headers):
-    return httpx.post(chat.url + path, json=body, headers={"origin": chat.url, **headers}, timeout=10)
+    return httpx.post(
+        chat.url + path, json=body, headers={"origin": chat.url, **headers}, timeout=10
+    )
 
 
 @pytest.fixture(scope="module")
@@ -50,14 +52,18 @@ def test_the_relay_hands_on_the_upstream_bytes_unchanged(name):
 def test_the_relays_answer_gives_the_fixtures_message_through_the_async_pipeline(chat):
     async def main():
         async with httpx.AsyncClient() as client:
-            request = client.build_request("POST", chat.url + "/chat", json=PROMPT, headers={"origin": chat.url})
+            request = client.build_request(
+                "POST", chat.url + "/chat", json=PROMPT, headers={"origin": chat.url}
+            )
             response = await client.send(request, stream=True)
             try:
                 return await aaccumulate(response.aiter_raw())
             finally:
                 await response.aclose()
 
-    expected = json.loads((FIXTURES_DIR / "fixture.expected.json").read_text(encoding="utf-8"))["message"]
+    expected = json.loads((FIXTURES_DIR / "fixture.expected.json").read_text(encoding="utf-8"))[
+        "message"
+    ]
     assert asyncio.run(main()) == expected
 
 
@@ -85,10 +91,15 @@ def test_the_relay_passes_each_event_on_before_the_upstream_sends_the_next():
     # here until the read timeout.
     events = split_events(read_fixture("fixture"))
     released = threading.Event()
-    with ThreadedServer(gated_upstream(events, released)) as upstream, ThreadedServer(build_app(upstream.url)) as app:
+    with (
+        ThreadedServer(gated_upstream(events, released)) as upstream,
+        ThreadedServer(build_app(upstream.url)) as app,
+    ):
         received = b""
         headers = {"origin": app.url}
-        with httpx.stream("POST", app.url + "/chat", json=PROMPT, headers=headers, timeout=5) as reply:
+        with httpx.stream(
+            "POST", app.url + "/chat", json=PROMPT, headers=headers, timeout=5
+        ) as reply:
             chunks = reply.iter_raw()
             for number in range(len(events)):
                 while len(received) < sum(map(len, events[: number + 1])):
@@ -99,8 +110,12 @@ def test_the_relay_passes_each_event_on_before_the_upstream_sends_the_next():
 
 
 def test_stop_closes_the_upstream_request_at_once_and_the_replay_server_sees_it():
-    with ChatServer("fixture", pace=1, environ={}) as chat:  # an event a second: the stream is far from its end
-        with httpx.stream("POST", chat.url + "/chat", json=PROMPT, headers={"origin": chat.url}, timeout=5) as reply:
+    with ChatServer(
+        "fixture", pace=1, environ={}
+    ) as chat:  # an event a second: the stream is far from its end
+        with httpx.stream(
+            "POST", chat.url + "/chat", json=PROMPT, headers={"origin": chat.url}, timeout=5
+        ) as reply:
             first = next(reply.iter_raw())
         assert first.startswith(b"event: message_start")
         assert chat.replay.wait_for_disconnects(1, timeout=2)
@@ -109,7 +124,9 @@ def test_stop_closes_the_upstream_request_at_once_and_the_replay_server_sees_it(
 def test_a_cut_upstream_is_handed_on_as_a_cut_not_as_a_clean_end(chat):
     received = b""
     with pytest.raises(httpx.RemoteProtocolError):  # noqa: SIM117
-        with httpx.stream("POST", chat.url + "/chat?drop_at=1500", json=PROMPT, headers={"origin": chat.url}) as reply:
+        with httpx.stream(
+            "POST", chat.url + "/chat?drop_at=1500", json=PROMPT, headers={"origin": chat.url}
+        ) as reply:
             for chunk in reply.iter_raw():
                 received += chunk
     assert received == read_fixture("fixture")[:1500]
@@ -117,7 +134,10 @@ def test_a_cut_upstream_is_handed_on_as_a_cut_not_as_a_clean_end(chat):
 
 def test_the_pages_fault_parameters_reach_the_local_replay_server(chat):
     reply = post_chat(chat, "/chat?error_after=8")
-    assert reply.content.endswith(b"event: error\n" + b'data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n')
+    assert reply.content.endswith(
+        b"event: error\n"
+        + b'data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+    )
     assert reply.content.count(b"\n\n") == 9
 
 
@@ -163,7 +183,10 @@ def test_a_web_page_rebinding_its_name_to_this_machine_is_refused(client):
 @pytest.mark.parametrize(
     "body",
     [
-        {"prompt": "hi", "model": "claude-opus-4-1"},  # nothing but the prompt is taken from the page
+        {
+            "prompt": "hi",
+            "model": "claude-opus-4-1",
+        },  # nothing but the prompt is taken from the page
         {"prompt": 42},
         {"messages": [{"role": "user", "content": "hi"}]},
         ["hi"],
@@ -177,14 +200,24 @@ def test_a_body_of_another_shape_than_the_pages_own_is_refused_with_422(client, 
 
 
 def test_a_body_that_is_not_json_is_refused(client):
-    assert client.post("/chat", content=b"{prompt", headers={**OWN, "content-type": "application/json"}).status_code == 400
+    assert (
+        client.post(
+            "/chat", content=b"{prompt", headers={**OWN, "content-type": "application/json"}
+        ).status_code
+        == 400
+    )
     # A form post (which any web page can send without asking) is not even read.
     assert client.post("/chat", data={"prompt": "hi"}, headers=OWN).status_code == 415
 
 
 def test_a_body_over_the_cap_is_refused_before_it_is_parsed(client):
     body = b'{"prompt": "' + b"x" * MAX_BODY_BYTES + b'"}'
-    assert client.post("/chat", content=body, headers={**OWN, "content-type": "application/json"}).status_code == 413
+    assert (
+        client.post(
+            "/chat", content=body, headers={**OWN, "content-type": "application/json"}
+        ).status_code
+        == 413
+    )
 
 
 def test_the_relay_answers_only_post(client):
@@ -200,9 +233,14 @@ def recording_upstream(seen):
 
     async def messages(request: Request):
         body = await request.json()
-        seen.append({"headers": dict(request.headers), "query": dict(request.query_params), "body": body})
+        seen.append(
+            {"headers": dict(request.headers), "query": dict(request.query_params), "body": body}
+        )
         if body["messages"][0]["content"] == "401":
-            error = {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}
+            error = {
+                "type": "error",
+                "error": {"type": "authentication_error", "message": "invalid x-api-key"},
+            }
             return JSONResponse(error, status_code=401, headers={"request-id": "req_1"})
         return StreamingResponse(iter([read_fixture("fixture")]), media_type="text/event-stream")
 
@@ -219,7 +257,9 @@ def test_the_api_key_goes_upstream_and_never_to_the_page():
                 httpx.get(chat.url + "/"),
                 httpx.get(chat.url + "/static/chat.js"),
                 httpx.get(chat.url + "/static/chat.css"),
-                post_chat(chat, "/chat?error_after=3", cookie="session=page", authorization="Bearer page"),
+                post_chat(
+                    chat, "/chat?error_after=3", cookie="session=page", authorization="Bearer page"
+                ),
                 post_chat(chat, body={"prompt": "401"}),
                 post_chat(chat, body={"prompt": 1}),
                 post_chat(chat, origin="http://evil.example"),
@@ -246,15 +286,21 @@ def test_the_chat_command_prints_its_url_serves_the_page_and_stops_on_ctrl_c():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    environ = {name: value for name, value in os.environ.items() if not name.startswith("ANTHROPIC_")}
+    environ = {
+        name: value for name, value in os.environ.items() if not name.startswith("ANTHROPIC_")
+    }
     command = [sys.executable, "-m", "streaming_lib", "chat", "--port", str(port), "--pace", "0"]
-    process = subprocess.Popen(command, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        command, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     try:
         first_line = process.stdout.readline()
         url = f"http://127.0.0.1:{port}"
         assert first_line.startswith(f"Chat page: {url}/"), first_line
         assert "<title>Streaming chat</title>" in httpx.get(url + "/").text
-        assert httpx.post(url + "/chat", json=PROMPT, headers={"origin": url}).content == read_fixture("fixture")
+        assert httpx.post(
+            url + "/chat", json=PROMPT, headers={"origin": url}
+        ).content == read_fixture("fixture")
         process.send_signal(signal.SIGINT)
         output = process.communicate(timeout=10)[0]
     finally:

@@ -30,7 +30,9 @@ if missing():
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 TIMEOUT_MS = 15_000
-EXPECTED = json.loads((FIXTURES_DIR / "fixture.expected.json").read_text(encoding="utf-8"))["message"]
+EXPECTED = json.loads((FIXTURES_DIR / "fixture.expected.json").read_text(encoding="utf-8"))[
+    "message"
+]
 TEXT = EXPECTED["content"][0]["text"]
 TOOL_INPUT = EXPECTED["content"][1]["input"]
 
@@ -85,10 +87,15 @@ def expected_after(raw):
 
 
 def each_a_prefix_of_the_next(texts):
-    return all(later.startswith(earlier) and later != earlier for earlier, later in zip(texts, texts[1:], strict=False))
+    return all(
+        later.startswith(earlier) and later != earlier
+        for earlier, later in zip(texts, texts[1:], strict=False)
+    )
 
 
-def test_the_answer_and_the_tool_input_grow_as_they_arrive_then_the_verdict_and_usage_show(page, tmp_path):
+def test_the_answer_and_the_tool_input_grow_as_they_arrive_then_the_verdict_and_usage_show(
+    page, tmp_path
+):
     with ChatServer("fixture", pace=0.05, environ={}) as chat:
         ask(page, chat.url + "/")
         expect(page.locator("#status")).to_have_text("done: stop_reason tool_use")
@@ -104,7 +111,9 @@ def test_the_answer_and_the_tool_input_grow_as_they_arrive_then_the_verdict_and_
     assert (tmp_path / "chat.png").stat().st_size > 10_000
 
 
-def test_stop_freezes_the_page_keeps_the_partial_text_and_the_replay_server_sees_the_disconnect(page):
+def test_stop_freezes_the_page_keeps_the_partial_text_and_the_replay_server_sees_the_disconnect(
+    page,
+):
     with ChatServer("fixture", pace=0.3, environ={}) as chat:
         ask(page, chat.url + "/")
         expect(page.locator("#answer")).not_to_be_empty()
@@ -129,7 +138,9 @@ def test_an_error_mid_stream_shows_its_message_and_keeps_the_partial_answer(page
     acc = expected_after(b"".join(pieces))
     assert page.locator("#answer").text_content() == TEXT
     assert page.locator(".tool-input").text_content() == acc.json_buffers[1]
-    expect(page.locator(".verdict")).to_have_text("not runnable: " + acc.tool_call_verdict(1).reason)
+    expect(page.locator(".verdict")).to_have_text(
+        "not runnable: " + acc.tool_call_verdict(1).reason
+    )
 
 
 @pytest.mark.parametrize("drop_at", [700, 1500])
@@ -138,7 +149,9 @@ def test_a_cut_stream_is_marked_incomplete_and_keeps_the_partial_answer(page, dr
     # errors the fetch's ReadableStream, which drops the chunks not read yet.)
     with ChatServer("fixture", pace=0.1, environ={}) as chat:
         ask(page, f"{chat.url}/?drop_at={drop_at}")
-        expect(page.locator("#status")).to_contain_text("incomplete: the connection was cut before message_stop")
+        expect(page.locator("#status")).to_contain_text(
+            "incomplete: the connection was cut before message_stop"
+        )
     acc = expected_after(read_fixture("fixture")[:drop_at])
     text = acc.message["content"][0]["text"]
     assert text and page.locator("#answer").text_content() == text
@@ -217,7 +230,9 @@ def reader_page(browser):
 
 
 @pytest.mark.parametrize("name", STREAMS)
-def test_the_pages_line_and_event_reader_gives_our_decoders_events_on_every_chunking(reader_page, name):
+def test_the_pages_line_and_event_reader_gives_our_decoders_events_on_every_chunking(
+    reader_page, name
+):
     raw = read_fixture(name)
     ours = [[event.event, event.data] for event in iter_sse([raw])]
     for sizes in chunkings(raw, seed=name):
@@ -226,14 +241,21 @@ def test_the_pages_line_and_event_reader_gives_our_decoders_events_on_every_chun
 
 @pytest.mark.parametrize(
     "stream",
-    [b"data: a\r\ndata: b\r\n\r\n", b"data: a\r\rdata: b\n\n", b"data: a\r\n\r\n\r\n", b": hi\r\ndata: \xe6\x89\xbe\r\r"],
+    [
+        b"data: a\r\ndata: b\r\n\r\n",
+        b"data: a\r\rdata: b\n\n",
+        b"data: a\r\n\r\n\r\n",
+        b": hi\r\ndata: \xe6\x89\xbe\r\r",
+    ],
     ids=["crlf", "cr-cr", "crlf-blank-blank", "comment-and-cjk"],
 )
 def test_a_stream_cut_in_two_anywhere_gives_the_same_events_as_whole(reader_page, stream):
     # In particular a CR ending the first piece and an LF starting the second are one line end.
     ours = [[event.event, event.data] for event in iter_sse([stream])]
     for cut in range(1, len(stream)):
-        assert reader_page.evaluate(PARSE_IN_PAGE, [list(stream), [cut, len(stream) - cut]]) == ours, cut
+        assert (
+            reader_page.evaluate(PARSE_IN_PAGE, [list(stream), [cut, len(stream) - cut]]) == ours
+        ), cut
 
 
 def test_a_refusal_withdraws_the_text_shown_while_it_streamed(page):
@@ -241,5 +263,7 @@ def test_a_refusal_withdraws_the_text_shown_while_it_streamed(page):
         ask(page, chat.url + "/")
         expect(page.locator("#status")).to_contain_text("refused")
     shown = page.evaluate("window.grew.answer")
-    assert shown and shown[-1] == expected_after(read_fixture("refusal")).message["content"][0]["text"]
+    assert (
+        shown and shown[-1] == expected_after(read_fixture("refusal")).message["content"][0]["text"]
+    )
     expect(page.locator("#answer")).to_be_empty()

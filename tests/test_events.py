@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from streaming_lib import APIStreamError, EventDataError, ServerSentEvent, SizeLimitError, accumulate, decode_event, iter_events
+from streaming_lib import (
+    APIStreamError,
+    EventDataError,
+    ServerSentEvent,
+    SizeLimitError,
+    accumulate,
+    decode_event,
+    iter_events,
+)
 from streaming_lib.tools.fixtures import chunked
 
 GATEWAY = Path(__file__).parent / "data" / "gateway"
@@ -28,7 +36,11 @@ def random_splits(raw, seed, pieces=12):
 
 
 def test_there_are_three_gateway_streams():
-    assert GATEWAY_CASES == ["data_only_events", "done_sentinel_after_message_stop", "surrogate_pair_split_across_deltas"]
+    assert GATEWAY_CASES == [
+        "data_only_events",
+        "done_sentinel_after_message_stop",
+        "surrogate_pair_split_across_deltas",
+    ]
 
 
 @pytest.mark.parametrize("name", GATEWAY_CASES)
@@ -49,13 +61,18 @@ def test_each_gateway_stream_cut_at_random_places_gives_its_expected_message(nam
 
 # -- no name: the data's `type` names the event ---------------------------------
 
+
 def sse(name, data):
     return ServerSentEvent(name, data)
 
 
 def test_an_unnamed_event_is_named_by_its_datas_type():
     data = '{"type": "content_block_stop", "index": 0}'
-    assert decode_event(sse("message", data), 1) == decode_event(sse("content_block_stop", data), 1) == json.loads(data)
+    assert (
+        decode_event(sse("message", data), 1)
+        == decode_event(sse("content_block_stop", data), 1)
+        == json.loads(data)
+    )
 
 
 def test_an_unnamed_ping_is_a_ping_whatever_else_its_data_holds():
@@ -67,11 +84,30 @@ def test_an_unnamed_error_is_an_api_stream_error():
     error = b'data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
     with pytest.raises(APIStreamError) as caught:
         accumulate(start + error)
-    assert (caught.value.error_type, caught.value.retryable, caught.value.event_number) == ("overloaded_error", True, 2)
+    assert (caught.value.error_type, caught.value.retryable, caught.value.event_number) == (
+        "overloaded_error",
+        True,
+        2,
+    )
 
 
-@pytest.mark.parametrize("data", ["[DONE]", "plain text", "{}", "[1]", "null", "3", '{"type": 1}', '{"type": ["ping"]}',
-                                  '{"type": "keepalive"}', '{"type": "message"}', '{"a": "\\ud800"}', '{"bad'])
+@pytest.mark.parametrize(
+    "data",
+    [
+        "[DONE]",
+        "plain text",
+        "{}",
+        "[1]",
+        "null",
+        "3",
+        '{"type": 1}',
+        '{"type": ["ping"]}',
+        '{"type": "keepalive"}',
+        '{"type": "message"}',
+        '{"a": "\\ud800"}',
+        '{"bad',
+    ],
+)
 def test_an_unnamed_event_whose_data_names_no_api_event_is_skipped(data):
     assert decode_event(sse("message", data), 1) is None
     assert list(iter_events([b"data: " + data.encode() + b"\n\n"])) == []
@@ -79,24 +115,38 @@ def test_an_unnamed_event_whose_data_names_no_api_event_is_skipped(data):
 
 def test_unnamed_data_that_is_json_too_deep_to_read_is_a_data_error():
     data = '{"type": "message_stop", "x": ' + "[" * 300 + "]" * 300 + "}"
-    with pytest.raises(EventDataError, match=r"^event 4 \(message\): data cannot be used: nested inside more than 200"):
+    with pytest.raises(
+        EventDataError,
+        match=r"^event 4 \(message\): data cannot be used: nested inside more than 200",
+    ):
         decode_event(sse("message", data), 4)
 
 
 # -- names the Messages API does not send ---------------------------------------
 
-STREAM = (b'event: message_start\ndata: {"type":"message_start","message":{"id":"m","content":[]}}\n\n'
-          b'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
-          b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}\n\n'
-          b'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n')
-END = (b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n'
-       b'event: message_stop\ndata: {"type":"message_stop"}\n\n')
+STREAM = (
+    b'event: message_start\ndata: {"type":"message_start","message":{"id":"m","content":[]}}\n\n'
+    b'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
+    b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}\n\n'
+    b'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+)
+END = (
+    b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n'
+    b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+)
 
 
-@pytest.mark.parametrize("unknown", [b"event: keepalive\ndata: {}\n\n", b"event: keepalive\ndata: still here\n\n",
-                                     b"event: done\ndata: [DONE]\n\n", b"event: other\ndata: null\n\n",
-                                     b'event: other\ndata: {"type": "message_stop"}\n\n',
-                                     b'event: gateway_error\ndata: {"type":"error","error":{"type":"api_error","message":"x"}}\n\n'])
+@pytest.mark.parametrize(
+    "unknown",
+    [
+        b"event: keepalive\ndata: {}\n\n",
+        b"event: keepalive\ndata: still here\n\n",
+        b"event: done\ndata: [DONE]\n\n",
+        b"event: other\ndata: null\n\n",
+        b'event: other\ndata: {"type": "message_stop"}\n\n',
+        b'event: gateway_error\ndata: {"type":"error","error":{"type":"api_error","message":"x"}}\n\n',
+    ],
+)
 @pytest.mark.parametrize("size", [1, 2, 7, None])
 def test_an_event_with_a_name_the_api_does_not_send_is_skipped_whatever_its_data(unknown, size):
     raw = STREAM + unknown + END + unknown
@@ -104,8 +154,13 @@ def test_an_event_with_a_name_the_api_does_not_send_is_skipped_whatever_its_data
 
 
 def test_skipped_events_do_not_count_in_event_numbers():
-    raw = STREAM + b"event: keepalive\ndata: {}\n\ndata: [DONE]\n\nevent: message_delta\ndata: nope\n\n"
-    with pytest.raises(EventDataError, match=r"^event 5 \(message_delta\): data is not JSON") as caught:
+    raw = (
+        STREAM
+        + b"event: keepalive\ndata: {}\n\ndata: [DONE]\n\nevent: message_delta\ndata: nope\n\n"
+    )
+    with pytest.raises(
+        EventDataError, match=r"^event 5 \(message_delta\): data is not JSON"
+    ) as caught:
         accumulate(raw, keep_events=True)
     assert caught.value.event_number == 5 and len(caught.value.events) == 4
     assert caught.value.partial["content"] == [{"type": "text", "text": "hi"}]
@@ -113,28 +168,43 @@ def test_skipped_events_do_not_count_in_event_numbers():
 
 # -- a name and a `type` that disagree ------------------------------------------
 
-@pytest.mark.parametrize(("name", "kind"), [("content_block_stop", "message_stop"), ("message_delta", "ping"),
-                                            ("content_block_delta", "error")])
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("content_block_stop", "message_stop"),
+        ("message_delta", "ping"),
+        ("content_block_delta", "error"),
+    ],
+)
 def test_an_event_named_one_way_and_typed_another_is_a_data_error_naming_both(name, kind):
     data = json.dumps({"type": kind, "index": 0})
     raw = STREAM + f"event: {name}\ndata: {data}\n\n".encode() + END
     for chunks in ([raw], chunked(raw, 7)):
         with pytest.raises(EventDataError) as caught:
             accumulate(chunks)
-        assert str(caught.value) == f"event 5 ({name}): named {name!r} by its event line but {kind!r} by its data's type"
+        assert (
+            str(caught.value)
+            == f"event 5 ({name}): named {name!r} by its event line but {kind!r} by its data's type"
+        )
         assert caught.value.event_number == 5 and caught.value.data == data
         assert caught.value.partial["content"] == [{"type": "text", "text": "hi"}]
 
 
 def test_a_type_that_is_no_api_name_under_an_api_name_is_left_to_the_accumulator():
     # The API may add delta or event types; only two of its own names disagreeing is an error.
-    assert decode_event(sse("message_delta", '{"type": "message_delta_v2"}'), 1) == {"type": "message_delta_v2"}
+    assert decode_event(sse("message_delta", '{"type": "message_delta_v2"}'), 1) == {
+        "type": "message_delta_v2"
+    }
 
 
 def test_the_names_that_win_over_their_data_still_do():
     assert decode_event(sse("ping", '{"type": "message_stop"}'), 1) == {"type": "ping"}
     assert decode_event(sse("error", '{"type": "message_stop"}'), 1)["type"] == "error"
-    assert decode_event(sse("error", "plain"), 1) == {"type": "error", "error": {"type": None, "message": "plain"}}
+    assert decode_event(sse("error", "plain"), 1) == {
+        "type": "error",
+        "error": {"type": None, "message": "plain"},
+    }
 
 
 def test_the_docstring_examples_run():
@@ -148,9 +218,14 @@ def test_the_docstring_examples_run():
 
 # -- size limits, threaded through to accumulate ----------------------------------
 
+
 @pytest.mark.parametrize("size", [1, 2, 7, None])
 def test_an_event_past_max_event_bytes_is_a_size_limit_error_with_the_message_so_far(size):
-    big = b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"' + b"x" * 300 + b'"}}\n\n'
+    big = (
+        b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"'
+        + b"x" * 300
+        + b'"}}\n\n'
+    )
     raw = STREAM.replace(b"event: content_block_stop", big + b"event: content_block_stop")
     with pytest.raises(SizeLimitError) as caught:
         accumulate(chunked(raw, size) if size else [raw], max_event_bytes=200, keep_events=True)
@@ -172,7 +247,11 @@ def test_iter_events_takes_the_limit_too():
 
 
 def test_an_event_of_many_data_lines_is_read_whatever_the_chunks():
-    event = {"type": "message_delta", "delta": {"stop_reason": "end_turn", "x": list(range(200))}, "usage": {}}
+    event = {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn", "x": list(range(200))},
+        "usage": {},
+    }
     lines = json.dumps(event, indent=1).split("\n")  # over 200 lines, one `data:` line each
     raw = b"event: message_delta\n" + "".join(f"data: {line}\n" for line in lines).encode() + b"\n"
     for size in (1, 2, 7, len(raw)):

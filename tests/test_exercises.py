@@ -34,8 +34,8 @@ import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
-from streaming_lib.tools import progress
 from streaming_lib.__main__ import main as course_command
+from streaming_lib.tools import progress
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS_DIR, EXERCISES_DIR = ROOT / "solutions", ROOT / "exercises"
@@ -95,7 +95,9 @@ def error_report(notebook):
 
 def test_the_exercises_are_up_to_date_with_the_solutions_in_all_that_a_learner_does_not_write():
     stale = make_exercises.stale_files()
-    assert not stale, "run `make exercises`:\n" + "\n".join(f"  {path.name}: {'; '.join(why)}" for path, why in stale.items())
+    assert not stale, "run `make exercises`:\n" + "\n".join(
+        f"  {path.name}: {'; '.join(why)}" for path, why in stale.items()
+    )
 
 
 def test_generating_twice_gives_the_same_bytes():
@@ -112,7 +114,10 @@ def test_a_region_becomes_its_hint_and_a_stub_at_the_markers_indentation():
 
 def test_only_the_leading_comments_of_a_region_are_kept():
     source = "    ### BEGIN SOLUTION\n    # hint\n    x = 1  # not a hint\n    # nor this\n    ### END SOLUTION"
-    assert make_exercises.strip_solutions(source) == '    # hint\n    raise NotImplementedError("your code here")'
+    assert (
+        make_exercises.strip_solutions(source)
+        == '    # hint\n    raise NotImplementedError("your code here")'
+    )
 
 
 @pytest.mark.parametrize(
@@ -170,11 +175,15 @@ def test_each_solution_has_regions_checks_and_hints(name):
     notebook = read(SOLUTIONS_DIR / f"{name}.ipynb")
     assert any(make_exercises.solution_regions(cell.source) for cell in code_cells(notebook))
     assert len(check_ids(notebook)) >= 3
-    assert any(cell.cell_type == "markdown" and "## Hints" in cell.source for cell in notebook.cells)
+    assert any(
+        cell.cell_type == "markdown" and "## Hints" in cell.source for cell in notebook.cells
+    )
     # Regions sit inside functions, so an exercise's set-up cells run without them.
     for cell in code_cells(notebook):
         for first, _, indent in make_exercises.solution_regions(cell.source):
-            assert indent, f"{name}: a solution region at the top level of a cell would fail before the checks"
+            assert indent, (
+                f"{name}: a solution region at the top level of a cell would fail before the checks"
+            )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -184,7 +193,9 @@ def test_solutions_are_committed_executed_top_to_bottom_without_errors(name):
     counts = [cell.execution_count for cell in code_cells(notebook)]
     assert counts == list(range(1, len(counts) + 1))
     assert not errors(notebook)
-    assert all(cell.outputs for cell in code_cells(notebook) if is_check(cell)), "a check should say what it checked"
+    assert all(cell.outputs for cell in code_cells(notebook) if is_check(cell)), (
+        "a check should say what it checked"
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -216,7 +227,9 @@ def tasks_checked(notebook):
         tree = ast.parse(TransformerManager().transform_cell(cell.source))
         names = [node for node in ast.walk(tree) if isinstance(node, ast.Name)]
         # What the cell reads and does not set itself (a loop's `raw` is not an earlier cell's).
-        used = {n.id for n in names if isinstance(n.ctx, ast.Load)} - {n.id for n in names if isinstance(n.ctx, ast.Store)}
+        used = {n.id for n in names if isinstance(n.ctx, ast.Load)} - {
+            n.id for n in names if isinstance(n.ctx, ast.Store)
+        }
         if make_exercises.solution_regions(cell.source):
             task += 1
             runs = {task}
@@ -244,7 +257,9 @@ def test_checks_come_in_the_order_of_the_tasks_they_check(name):
 def test_outputs_hold_no_machine_paths_addresses_or_timings(name):
     text = (SOLUTIONS_DIR / f"{name}.ipynb").read_text(encoding="utf-8")
     assert str(ROOT) not in text
-    assert not re.search(r"(/tmp/|/home/|/Users/|site-packages| at 0x[0-9a-f]{6,}|\d+\.\d+ ?(s|ms|µs)\b)", text)
+    assert not re.search(
+        r"(/tmp/|/home/|/Users/|site-packages| at 0x[0-9a-f]{6,}|\d+\.\d+ ?(s|ms|µs)\b)", text
+    )
 
 
 # -- wrong answers the checks must reject ----------------------------------------------------
@@ -266,12 +281,16 @@ class Mistake:
 
 MISTAKES = [
     Mistake(
-        "01_thinking_blocks", "ignores signature_delta", 'block["thinking"] +=',
+        "01_thinking_blocks",
+        "ignores signature_delta",
+        'block["thinking"] +=',
         fails=("check-my-stream-sdk", "check-fixtures-sdk"),
         edits=(('block["signature"] = delta["signature"]', "pass"),),
     ),
     Mistake(
-        "01_thinking_blocks", "writes a stream without signature_delta", "msg_by_hand",
+        "01_thinking_blocks",
+        "writes a stream without signature_delta",
+        "msg_by_hand",
         fails=("check-my-stream",),
         code="""
             events = read_fixture("thinking").split(b"\\n\\n")
@@ -279,7 +298,9 @@ MISTAKES = [
         """,
     ),
     Mistake(
-        "02_partial_json", "parses strictly, or gives nothing", "def skip_spaces",
+        "02_partial_json",
+        "parses strictly, or gives nothing",
+        "def skip_spaces",
         fails=("check-example", "check-tricky", "check-every-prefix", "check-previews"),
         code="""
             try:
@@ -289,7 +310,9 @@ MISTAKES = [
         """,
     ),
     Mistake(
-        "02_partial_json", "parses each fragment alone", "received +=",
+        "02_partial_json",
+        "parses each fragment alone",
+        "received +=",
         fails=("check-previews",),
         code="""
             for fragment in fragments:
@@ -297,27 +320,41 @@ MISTAKES = [
         """,
     ),
     Mistake(
-        "03_live_preview", "a deny-list: refuses only max_tokens", 'self.block_type != "tool_use"',
+        "03_live_preview",
+        "a deny-list: refuses only max_tokens",
+        'self.block_type != "tool_use"',
         fails=("check-allow-list",),
-        edits=(('if self.stop_reason != "tool_use":', 'if self.stop_reason in (None, "max_tokens"):'),),
+        edits=(
+            ('if self.stop_reason != "tool_use":', 'if self.stop_reason in (None, "max_tokens"):'),
+        ),
     ),
     Mistake(
-        "03_live_preview", "allows execution at max_tokens", 'self.block_type != "tool_use"',
+        "03_live_preview",
+        "allows execution at max_tokens",
+        'self.block_type != "tool_use"',
         fails=("check-max-tokens", "check-allow-list"),
         edits=(('if self.stop_reason != "tool_use":', "if self.stop_reason is None:"),),
     ),
     Mistake(
-        "03_live_preview", "runs calls the API runs itself", 'self.block_type != "tool_use"',
+        "03_live_preview",
+        "runs calls the API runs itself",
+        'self.block_type != "tool_use"',
         fails=("check-server-tools",),
         edits=(('if self.block_type != "tool_use":', "if self.block_type is None:"),),
     ),
     Mistake(
-        "03_live_preview", "runs at message_delta, before message_stop", 'self.block_type != "tool_use"',
+        "03_live_preview",
+        "runs at message_delta, before message_stop",
+        'self.block_type != "tool_use"',
         fails=("check-waits",),
-        edits=(("if not (self.block_stopped and self.message_stopped):", "if not self.block_stopped:"),),
+        edits=(
+            ("if not (self.block_stopped and self.message_stopped):", "if not self.block_stopped:"),
+        ),
     ),
     Mistake(
-        "03_live_preview", "executes as soon as the block stops", 'self.block_type != "tool_use"',
+        "03_live_preview",
+        "executes as soon as the block stops",
+        'self.block_type != "tool_use"',
         fails=("check-waits", "check-max-tokens", "check-allow-list"),
         edits=(
             ("if not (self.block_stopped and self.message_stopped):", "if not self.block_stopped:"),
@@ -325,30 +362,53 @@ MISTAKES = [
         ),
     ),
     Mistake(
-        "03_live_preview", "runs arguments that are only a preview", 'self.block_type != "tool_use"',
+        "03_live_preview",
+        "runs arguments that are only a preview",
+        'self.block_type != "tool_use"',
         fails=("check-whole-json",),
         edits=(
-            ('arguments = json.loads("".join(self.fragments))', 'arguments = parse_partial_json("".join(self.fragments))'),
+            (
+                'arguments = json.loads("".join(self.fragments))',
+                'arguments = parse_partial_json("".join(self.fragments))',
+            ),
             ("except json.JSONDecodeError:", "except PartialJSONError:"),
         ),
     ),
     Mistake(
-        "03_live_preview", "runs a block that never stopped", 'self.block_type != "tool_use"',
+        "03_live_preview",
+        "runs a block that never stopped",
+        'self.block_type != "tool_use"',
         fails=("check-whole-json",),
-        edits=(("if not (self.block_stopped and self.message_stopped):", "if not self.message_stopped:"),),
+        edits=(
+            (
+                "if not (self.block_stopped and self.message_stopped):",
+                "if not self.message_stopped:",
+            ),
+        ),
     ),
     Mistake(
-        "03_live_preview", "skips the schema", 'self.block_type != "tool_use"',
+        "03_live_preview",
+        "skips the schema",
+        'self.block_type != "tool_use"',
         fails=("check-schema",),
-        edits=(("return jsonschema.Draft202012Validator(WRITE_FILE_SCHEMA).is_valid(arguments)", "return True"),),
+        edits=(
+            (
+                "return jsonschema.Draft202012Validator(WRITE_FILE_SCHEMA).is_valid(arguments)",
+                "return True",
+            ),
+        ),
     ),
     Mistake(
-        "03_live_preview", "previews without unfinished strings", "trailing_strings=True",
+        "03_live_preview",
+        "previews without unfinished strings",
+        "trailing_strings=True",
         fails=("check-preview", "check-max-tokens"),
         edits=(("trailing_strings=True", "trailing_strings=False"),),
     ),
     Mistake(
-        "04_line_splitter", "splits on LF only", "re.split(rb",
+        "04_line_splitter",
+        "splits on LF only",
+        "re.split(rb",
         fails=("check-endings", "check-cr-split", "check-every-split"),
         code="""
             *lines, self.pending = (self.pending + chunk).split(b"\\n")
@@ -356,7 +416,9 @@ MISTAKES = [
         """,
     ),
     Mistake(
-        "04_line_splitter", "forgets a CR at the end of a chunk", "re.split(rb",
+        "04_line_splitter",
+        "forgets a CR at the end of a chunk",
+        "re.split(rb",
         fails=("check-cr-split", "check-every-split"),
         code="""
             *lines, self.pending = re.split(rb"\\r\\n|\\r|\\n", self.pending + chunk)
@@ -364,7 +426,9 @@ MISTAKES = [
         """,
     ),
     Mistake(
-        "04_line_splitter", "decodes each chunk on its own", "re.split(rb",
+        "04_line_splitter",
+        "decodes each chunk on its own",
+        "re.split(rb",
         fails=("check-pending", "check-every-split"),
         code="""
             if self.after_cr and chunk[:1] == b"\\n":
@@ -379,27 +443,47 @@ MISTAKES = [
         """,
     ),
     Mistake(
-        "05_failing_well", "swallows the error event", "raise APIStreamError",
+        "05_failing_well",
+        "swallows the error event",
+        "raise APIStreamError",
         fails=("check-error-event",),
-        edits=(('if event["type"] == "error":', 'if event["type"] == "error":\n            continue  # ignored'),),
+        edits=(
+            (
+                'if event["type"] == "error":',
+                'if event["type"] == "error":\n            continue  # ignored',
+            ),
+        ),
     ),
     Mistake(
-        "05_failing_well", "raises without the partial message", "raise APIStreamError",
+        "05_failing_well",
+        "raises without the partial message",
+        "raise APIStreamError",
         fails=("check-error-event", "check-cut"),
         edits=(("partial=acc.message", "partial=None"),),
     ),
     Mistake(
-        "05_failing_well", "returns what arrived when the stream is cut", "raise APIStreamError",
+        "05_failing_well",
+        "returns what arrived when the stream is cut",
+        "raise APIStreamError",
         fails=("check-cut",),
         edits=(("if not finished:", "if False:"),),
     ),
     Mistake(
-        "05_failing_well", "reads each chunk as a stream of its own", "raise APIStreamError",
+        "05_failing_well",
+        "reads each chunk as a stream of its own",
+        "raise APIStreamError",
         fails=("check-complete",),
-        edits=(("enumerate(iter_sse(chunks), 1)", "enumerate((sse for chunk in chunks for sse in iter_sse([chunk])), 1)"),),
+        edits=(
+            (
+                "enumerate(iter_sse(chunks), 1)",
+                "enumerate((sse for chunk in chunks for sse in iter_sse([chunk])), 1)",
+            ),
+        ),
     ),
     Mistake(
-        "06_usage_accounting", "adds up output_tokens", "a running total",
+        "06_usage_accounting",
+        "adds up output_tokens",
+        "a running total",
         fails=("check-streams", "check-absent", "check-conversation"),
         code="""
             usage = {}
@@ -417,12 +501,16 @@ MISTAKES = [
         """,
     ),
     Mistake(
-        "06_usage_accounting", "copies null counts too", "a running total",
+        "06_usage_accounting",
+        "copies null counts too",
+        "a running total",
         fails=("check-absent",),
         edits=(("if value is not None:", "if True:"),),
     ),
     Mistake(
-        "06_usage_accounting", "counts the conversation's input once", "dict.fromkeys(TOKEN_FIELDS, 0)",
+        "06_usage_accounting",
+        "counts the conversation's input once",
+        "dict.fromkeys(TOKEN_FIELDS, 0)",
         fails=("check-conversation",),
         code="""
             total = dict.fromkeys(TOKEN_FIELDS, 0)
@@ -456,7 +544,9 @@ def with_mistake(notebook, mistake):
                 body = body.replace(old, new)
             lines[first : last + 1] = body.split("\n")
         cell.source = "\n".join(lines)
-    assert len(found) == 1, f"{mistake.name}: {mistake.region!r} should be in exactly one region, found {len(found)}"
+    assert len(found) == 1, (
+        f"{mistake.name}: {mistake.region!r} should be in exactly one region, found {len(found)}"
+    )
     return notebook
 
 
@@ -478,7 +568,9 @@ def executed(request):
     """{job: executed notebook} for every job the selected tests of this module need, run at once."""
     params = [item.callspec.params for item in request.session.items if hasattr(item, "callspec")]
     jobs = sorted({p["job"] for p in params if isinstance(p.get("job"), Job)}, key=repr)
-    notebooks = asyncio.run(execute_solutions.run_all([job.notebook() for job in jobs], allow_errors=True))
+    notebooks = asyncio.run(
+        execute_solutions.run_all([job.notebook() for job in jobs], allow_errors=True)
+    )
     return Runs(zip(jobs, notebooks))
 
 
@@ -494,11 +586,17 @@ def test_an_unfilled_exercise_fails_at_a_check_cell_not_before(job, executed):
     raised = errors(executed[job])
     assert raised, "the exercise passes with nothing filled in"
     first_cell, first_error = next(iter(raised.items()))
-    assert first_cell in check_ids(executed[job]), f"a cell raised before any check ran:\n{error_report(executed[job])}"
+    assert first_cell in check_ids(executed[job]), (
+        f"a cell raised before any check ran:\n{error_report(executed[job])}"
+    )
     assert first_error in ("NotImplementedError", "AssertionError"), error_report(executed[job])
 
 
-@pytest.mark.parametrize("job", [Job(m.notebook, m) for m in MISTAKES], ids=[m.notebook + "-" + re.sub(r"\W+", "-", m.name) for m in MISTAKES])
+@pytest.mark.parametrize(
+    "job",
+    [Job(m.notebook, m) for m in MISTAKES],
+    ids=[m.notebook + "-" + re.sub(r"\W+", "-", m.name) for m in MISTAKES],
+)
 def test_a_wrong_answer_is_rejected_by_its_checks(job, executed):
     raised = errors(executed[job])
     assert raised == dict.fromkeys(job.mistake.fails, "AssertionError"), (
@@ -522,7 +620,9 @@ def solved(name):
     answers = {cell.id: cell.source for cell in code_cells(solution)}
     for cell in code_cells(notebook):
         if make_exercises.STUB_KEY in cell.metadata:
-            cell.source = "\n".join(line for line in answers[cell.id].split("\n") if "### " not in line)
+            cell.source = "\n".join(
+                line for line in answers[cell.id].split("\n") if "### " not in line
+            )
         cell.execution_count = 1
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="ran\n")]
         cell.metadata["execution"] = {"iopub.status.idle": "2026-01-01T00:00:00Z"}
@@ -565,13 +665,22 @@ def test_a_filled_in_exercise_is_up_to_date_and_make_exercises_keeps_it(course, 
     assert capsys.readouterr().out == ""
 
 
-def test_make_exercises_regenerates_untouched_exercises_and_refuses_to_overwrite_answers(course, capsys):
+def test_make_exercises_regenerates_untouched_exercises_and_refuses_to_overwrite_answers(
+    course, capsys
+):
     solutions, exercises = course
     save(solved("03_live_preview"), exercises / "03_live_preview.ipynb")
     filled = (exercises / "03_live_preview.ipynb").read_bytes()
     # The author changes a check of exercise 1 and a hint of exercise 3.
-    edit_solution(solutions / "01_thinking_blocks.ipynb", "check-my-stream", "# Check 2: your stream", "# Check 2: the stream")
-    edit_solution(solutions / "03_live_preview.ipynb", "view", "# Allow, never deny", "# Allow; never deny")
+    edit_solution(
+        solutions / "01_thinking_blocks.ipynb",
+        "check-my-stream",
+        "# Check 2: your stream",
+        "# Check 2: the stream",
+    )
+    edit_solution(
+        solutions / "03_live_preview.ipynb", "view", "# Allow, never deny", "# Allow; never deny"
+    )
     stale = make_exercises.stale_files(solutions, exercises)
     assert {path.name: why for path, why in stale.items()} == {
         "01_thinking_blocks.ipynb": ["cell 'check-my-stream' has changed"],
@@ -585,7 +694,9 @@ def test_make_exercises_regenerates_untouched_exercises_and_refuses_to_overwrite
     assert "which you added" in err
     assert "python scripts/make_exercises.py --reset 03" in err
     assert (exercises / "03_live_preview.ipynb").read_bytes() == filled
-    assert list(make_exercises.stale_files(solutions, exercises)) == [exercises / "03_live_preview.ipynb"]
+    assert list(make_exercises.stale_files(solutions, exercises)) == [
+        exercises / "03_live_preview.ipynb"
+    ]
 
 
 def test_reset_puts_back_only_the_named_exercise_as_handed_out(course, capsys):
@@ -596,7 +707,9 @@ def test_reset_puts_back_only_the_named_exercise_as_handed_out(course, capsys):
     assert make_exercises.main(["--reset", "03"], solutions, exercises) == 0
     assert "reset: " + str(exercises / "03_live_preview.ipynb") in capsys.readouterr().out
     expected = make_exercises.exercise_files(solutions, exercises)
-    assert (exercises / "03_live_preview.ipynb").read_text(encoding="utf-8") == expected[exercises / "03_live_preview.ipynb"]
+    assert (exercises / "03_live_preview.ipynb").read_text(encoding="utf-8") == expected[
+        exercises / "03_live_preview.ipynb"
+    ]
     assert (exercises / "04_line_splitter.ipynb").read_bytes() == filled
     with pytest.raises(SystemExit, match="no exercise of that name"):
         make_exercises.main(["--reset", "07"], solutions, exercises)
@@ -612,7 +725,12 @@ def test_force_regenerates_every_exercise_answers_or_not(course):
 
 def test_an_exercise_generated_before_its_hint_changed_is_out_of_date_even_untouched(course):
     solutions, exercises = course
-    edit_solution(solutions / "04_line_splitter.ipynb", "splitter", "# The stream has ended", "# The stream is over")
+    edit_solution(
+        solutions / "04_line_splitter.ipynb",
+        "splitter",
+        "# The stream has ended",
+        "# The stream is over",
+    )
     assert make_exercises.main(["--check"], solutions, exercises) == 1
     assert make_exercises.main([], solutions, exercises) == 0  # no answers in it: regenerated
     assert make_exercises.stale_files(solutions, exercises) == {}
@@ -622,7 +740,9 @@ def test_a_missing_exercise_or_one_left_from_a_removed_solution_is_out_of_date(c
     solutions, exercises = course
     (exercises / "02_partial_json.ipynb").unlink()
     (exercises / "07_gone.ipynb").write_bytes((exercises / "01_thinking_blocks.ipynb").read_bytes())
-    (exercises / "01_thinking_blocks-Copy1.ipynb").write_bytes((exercises / "01_thinking_blocks.ipynb").read_bytes())
+    (exercises / "01_thinking_blocks-Copy1.ipynb").write_bytes(
+        (exercises / "01_thinking_blocks.ipynb").read_bytes()
+    )
     stale = make_exercises.stale_files(solutions, exercises)
     assert sorted(path.name for path in stale) == ["02_partial_json.ipynb", "07_gone.ipynb"]
 
@@ -651,7 +771,8 @@ def test_progress_on_the_exercises_as_handed_out_shows_no_check_passing(course, 
     for name in NAMES:
         lesson = progress.practises(read(SOLUTIONS_DIR / f"{name}.ipynb"))
         assert re.fullmatch(
-            rf"{name} +{re.escape(lesson)} +0 of {check_count(name)}  Check 1: NotImplementedError: your code here", row(table, name)
+            rf"{name} +{re.escape(lesson)} +0 of {check_count(name)}  Check 1: NotImplementedError: your code here",
+            row(table, name),
         )
     assert f"0 of 6 exercises done; 0 of {sum(map(check_count, NAMES))} checks pass." in table
     assert "Next: 01_thinking_blocks, Check 1: on recorded streams" in table
@@ -663,16 +784,23 @@ def test_progress_on_solved_exercises_shows_every_check_passing(course, capsys):
         save(solved(name), exercises / f"{name}.ipynb")
     table = progress_table(exercises, capsys)
     for name in NAMES:
-        assert re.search(rf" {check_count(name)} of {check_count(name)}  all pass$", row(table, name))
+        assert re.search(
+            rf" {check_count(name)} of {check_count(name)}  all pass$", row(table, name)
+        )
     assert "6 of 6 exercises done" in table and "Next:" not in table
 
 
 def test_progress_names_the_first_failing_check_and_counts_the_others(course, capsys):
     _, exercises = course
     [mistake] = [m for m in MISTAKES if m.name == "forgets a CR at the end of a chunk"]
-    save(with_mistake(read(SOLUTIONS_DIR / "04_line_splitter.ipynb"), mistake), exercises / "04_line_splitter.ipynb")
+    save(
+        with_mistake(read(SOLUTIONS_DIR / "04_line_splitter.ipynb"), mistake),
+        exercises / "04_line_splitter.ipynb",
+    )
     table = progress_table(exercises, capsys, "04")
-    assert row(table, "04_line_splitter").endswith(" 2 of 4  Check 3: a CRLF split across chunks: chunk 2 (b'\\ndata: {}\\r') should c…")
+    assert row(table, "04_line_splitter").endswith(
+        " 2 of 4  Check 3: a CRLF split across chunks: chunk 2 (b'\\ndata: {}\\r') should c…"
+    )
     assert "01_thinking_blocks" not in table
     assert "Next: 04_line_splitter, Check 3: a CR at the end of one chunk" in table
 
@@ -681,9 +809,20 @@ def test_progress_blames_the_learners_own_cell_when_it_fails_before_the_checks()
     notebook = exercise("06_usage_accounting")
     for cell in code_cells(notebook):
         if cell.id == "usage":
-            cell.outputs = [nbformat.v4.new_output("error", ename="SyntaxError", evalue="invalid syntax (line 3)", traceback=[])]
+            cell.outputs = [
+                nbformat.v4.new_output(
+                    "error", ename="SyntaxError", evalue="invalid syntax (line 3)", traceback=[]
+                )
+            ]
         elif is_check(cell):
-            cell.outputs = [nbformat.v4.new_output("error", ename="NameError", evalue="name 'stream_usage' is not defined", traceback=[])]
+            cell.outputs = [
+                nbformat.v4.new_output(
+                    "error",
+                    ename="NameError",
+                    evalue="name 'stream_usage' is not defined",
+                    traceback=[],
+                )
+            ]
     result = progress.result("06_usage_accounting", notebook)
     assert (result.passed, result.total) == (0, 3)
     assert result.failure == "your cell 'usage': SyntaxError: invalid syntax (line 3)"
@@ -698,11 +837,17 @@ def test_progress_refuses_an_exercise_that_does_not_exist(course, capsys):
 
 def test_progress_stops_a_check_that_runs_too_long_and_counts_it_failing(tmp_path, monkeypatch):
     monkeypatch.setattr(progress, "TIMEOUT", 1)
-    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}})
+    notebook = nbformat.v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}}
+    )
     notebook.cells = [
         nbformat.v4.new_code_cell("# Check 1: fast\nassert True", metadata={"tags": ["check"]}),
-        nbformat.v4.new_code_cell("# Check 2: slow\nwhile True: pass", metadata={"tags": ["check"]}),
-        nbformat.v4.new_code_cell("# Check 3: never reached\nassert True", metadata={"tags": ["check"]}),
+        nbformat.v4.new_code_cell(
+            "# Check 2: slow\nwhile True: pass", metadata={"tags": ["check"]}
+        ),
+        nbformat.v4.new_code_cell(
+            "# Check 3: never reached\nassert True", metadata={"tags": ["check"]}
+        ),
     ]
     save(notebook, tmp_path / "01_slow.ipynb")
     [result] = progress.run(tmp_path)
@@ -717,14 +862,35 @@ def test_nbval_reports_a_failing_check_under_its_own_name_not_its_cell_number(co
     _, exercises = course
     (exercises / "conftest.py").write_bytes((EXERCISES_DIR / "conftest.py").read_bytes())
     [mistake] = [m for m in MISTAKES if m.name == "forgets a CR at the end of a chunk"]
-    save(with_mistake(read(SOLUTIONS_DIR / "04_line_splitter.ipynb"), mistake), exercises / "04_line_splitter.ipynb")
+    save(
+        with_mistake(read(SOLUTIONS_DIR / "04_line_splitter.ipynb"), mistake),
+        exercises / "04_line_splitter.ipynb",
+    )
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbval-lax", "-p", "no:cacheprovider", "--color=no", "exercises/04_line_splitter.ipynb"],
-        cwd=exercises.parent, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--nbval-lax",
+            "-p",
+            "no:cacheprovider",
+            "--color=no",
+            "exercises/04_line_splitter.ipynb",
+        ],
+        cwd=exercises.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 1, run.stdout + run.stderr
     failed = re.findall(r"^FAILED (.+?) - ", run.stdout, re.M)
-    assert failed == ["exercises/04_line_splitter.ipynb::Check 3", "exercises/04_line_splitter.ipynb::Check 4"], run.stdout
-    assert "Check 3: a CR at the end of one chunk, and its LF at the start of the next.\n" in run.stdout
+    assert failed == [
+        "exercises/04_line_splitter.ipynb::Check 3",
+        "exercises/04_line_splitter.ipynb::Check 4",
+    ], run.stdout
+    assert (
+        "Check 3: a CR at the end of one chunk, and its LF at the start of the next.\n"
+        in run.stdout
+    )
     assert "should complete the lines ['data: {}']" in run.stdout
     assert "Cell 5" not in run.stdout and "Cell 6" not in run.stdout

@@ -19,20 +19,56 @@ from streaming_lib import (
     SSEDecoder,
     StreamError,
     decode_event,
+    events,
+    fast,
     iter_events,
     iter_lines,
     iter_sse,
+    lines,
+    sse,
 )
-from streaming_lib import events, fast, lines, sse
 from streaming_lib.fixtures import chunked
 from streaming_lib.partial_json import PartialJSONError, PartialJSONParser
 
 # Pieces of a stream: every kind of line, every line ending, and bytes that
 # break UTF-8 or sit on either side of a character boundary.
-PIECES = [b"data: x", b"data:x", b"data:x y", b"event:a b", b"data: a b", b" data: x", b"data: ", b"data:", b"data", b"event: ping", b"event:", b"event: ",
-          b"id: 7", b"id: a\x00b", b"id", b"retry: 1500", b"retry: 1.5", b": keep-alive", b":", b"other: y",
-          b"Data: no", b"data:  two spaces", b"data: caf\xc3\xa9", b"data: \xe5\x8e\x9f\xf0\x9f\x98\x80",
-          b"\xc3", b"\xa9", b"\xff", b"\xef\xbb\xbf", b"\n", b"\n", b"\n", b"\r\n", b"\r", b"\n\n", b"\r\n\r\n"]
+PIECES = [
+    b"data: x",
+    b"data:x",
+    b"data:x y",
+    b"event:a b",
+    b"data: a b",
+    b" data: x",
+    b"data: ",
+    b"data:",
+    b"data",
+    b"event: ping",
+    b"event:",
+    b"event: ",
+    b"id: 7",
+    b"id: a\x00b",
+    b"id",
+    b"retry: 1500",
+    b"retry: 1.5",
+    b": keep-alive",
+    b":",
+    b"other: y",
+    b"Data: no",
+    b"data:  two spaces",
+    b"data: caf\xc3\xa9",
+    b"data: \xe5\x8e\x9f\xf0\x9f\x98\x80",
+    b"\xc3",
+    b"\xa9",
+    b"\xff",
+    b"\xef\xbb\xbf",
+    b"\n",
+    b"\n",
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"\n\n",
+    b"\r\n\r\n",
+]
 
 streams = st.lists(st.sampled_from(PIECES), max_size=30).map(b"".join)
 
@@ -93,20 +129,62 @@ def staged_api_events(chunks, strict, limit=None):
 # object, null, too deep, a lone surrogate escape (which jiter refuses), split
 # over two `data:` lines, with a `type` that is the name, another API name, an
 # unknown one or not a string.
-API_PIECES = [b"event: content_block_delta", b"event: ping", b"event: error", b"event: message",
-              b"event: ", b"event:ping", b"event:ping x", b"event: other", b'data: {"type": "ping"}', b'data: {"type": "error", "error": {"type": "x"}}',
-              b"event: message_stop", b"event: keepalive", b"event: done", b"data: [DONE]", b'data: {"type": "error"}',
-              b'data: {"type": "content_block_delta", "index": 0}', b'data: {"type": "other"}', b'data: {"type": ["x"]}',
-              b'data: {"type": "message_stop", "a": "\\ud800"}', b'data: {"type": "message_stop", "x": ' + b"[" * 201 + b"]" * 201 + b"}",
-              b'data: {"type": "message_stop"}', b"data: [1, 2]", b"data: 0", b"data: null", b"data: {bad",
-              b'data: {"a": "\\ud800"}', b"data: " + b"[" * 201 + b"]" * 201, b"data: {", b'data: "type": "x"}',
-              b"data:", b"data", b"data:0", b"data:{\"type\": \"x\"}", b"event", b"event:ping", b"event:b c",
-              b"id: 1", b": comment", b"retry: 5", b"\xff", b"\n", b"\n", b"\n", b"\n\n", b"\r\n"]
+API_PIECES = [
+    b"event: content_block_delta",
+    b"event: ping",
+    b"event: error",
+    b"event: message",
+    b"event: ",
+    b"event:ping",
+    b"event:ping x",
+    b"event: other",
+    b'data: {"type": "ping"}',
+    b'data: {"type": "error", "error": {"type": "x"}}',
+    b"event: message_stop",
+    b"event: keepalive",
+    b"event: done",
+    b"data: [DONE]",
+    b'data: {"type": "error"}',
+    b'data: {"type": "content_block_delta", "index": 0}',
+    b'data: {"type": "other"}',
+    b'data: {"type": ["x"]}',
+    b'data: {"type": "message_stop", "a": "\\ud800"}',
+    b'data: {"type": "message_stop", "x": ' + b"[" * 201 + b"]" * 201 + b"}",
+    b'data: {"type": "message_stop"}',
+    b"data: [1, 2]",
+    b"data: 0",
+    b"data: null",
+    b"data: {bad",
+    b'data: {"a": "\\ud800"}',
+    b"data: " + b"[" * 201 + b"]" * 201,
+    b"data: {",
+    b'data: "type": "x"}',
+    b"data:",
+    b"data",
+    b"data:0",
+    b'data:{"type": "x"}',
+    b"event",
+    b"event:ping",
+    b"event:b c",
+    b"id: 1",
+    b": comment",
+    b"retry: 5",
+    b"\xff",
+    b"\n",
+    b"\n",
+    b"\n",
+    b"\n\n",
+    b"\r\n",
+]
 
 # Each piece mostly ends its line, and a blank line (b"" then an end) dispatches.
-api_streams = st.lists(st.tuples(st.sampled_from(API_PIECES + [b""] * 8),
-                                 st.sampled_from([b"\n"] * 8 + [b"\r\n", b"\r", b""])),
-                       max_size=30).map(lambda pairs: b"".join(piece + end for piece, end in pairs))
+api_streams = st.lists(
+    st.tuples(
+        st.sampled_from(API_PIECES + [b""] * 8),
+        st.sampled_from([b"\n"] * 8 + [b"\r\n", b"\r", b""]),
+    ),
+    max_size=30,
+).map(lambda pairs: b"".join(piece + end for piece, end in pairs))
 
 
 @given(st.data(), st.booleans(), limits)
@@ -115,15 +193,22 @@ def test_iter_events_gives_the_events_and_errors_of_decode_event(data, strict, l
     cuts = sorted(data.draw(st.sets(st.integers(0, len(raw)), max_size=12)))
     bounds = [0, *cuts, len(raw)]
     chunks = [raw[a:b] for a, b in zip(bounds, bounds[1:])]
-    assert run(lambda: iter_events(chunks, strict=strict, max_event_bytes=limit)) == run(lambda: staged_api_events(chunks, strict, limit))
+    assert run(lambda: iter_events(chunks, strict=strict, max_event_bytes=limit)) == run(
+        lambda: staged_api_events(chunks, strict, limit)
+    )
 
 
 def test_iter_events_numbers_events_as_the_accumulator_will():
-    raw = (b'event: ping\ndata: {}\n\nevent: message\ndata: {"x": 1}\n\ndata: {}\n\nevent: a\ndata: {}\n\n'
-           b'event: b\ndata: nope\n\ndata: {"type": "message_stop"}\n\nevent: message_start\ndata: {"type": "message_stop"}\n\n')
+    raw = (
+        b'event: ping\ndata: {}\n\nevent: message\ndata: {"x": 1}\n\ndata: {}\n\nevent: a\ndata: {}\n\n'
+        b'event: b\ndata: nope\n\ndata: {"type": "message_stop"}\n\nevent: message_start\ndata: {"type": "message_stop"}\n\n'
+    )
     events = iter_events([raw])
     assert next(events) == {"type": "ping"} and next(events) == {"type": "message_stop"}
-    with pytest.raises(StreamError, match=r"^event 3 \(message_start\): named 'message_start' .* but 'message_stop'") as error:
+    with pytest.raises(
+        StreamError,
+        match=r"^event 3 \(message_start\): named 'message_start' .* but 'message_stop'",
+    ) as error:
         next(events)  # the unnamed events that name no event, and the unknown names, do not count
     assert error.value.event_number == 3
 
@@ -131,20 +216,28 @@ def test_iter_events_numbers_events_as_the_accumulator_will():
 @given(chunkings(), st.booleans(), limits)
 def test_iter_lines_gives_the_lines_and_errors_of_feed(stream, strict, limit):
     raw, chunks = stream
-    assert run(lambda: iter_lines(chunks, strict=strict, max_line_bytes=limit)) == run(lambda: staged_lines(chunks, strict, limit))
+    assert run(lambda: iter_lines(chunks, strict=strict, max_line_bytes=limit)) == run(
+        lambda: staged_lines(chunks, strict, limit)
+    )
 
 
 @given(chunkings(), st.booleans(), limits)
 def test_iter_sse_gives_the_events_and_errors_of_feed_line(stream, strict, limit):
     raw, chunks = stream
-    assert run(lambda: iter_sse(chunks, strict=strict, max_event_bytes=limit)) == run(lambda: staged_events(chunks, strict, limit))
+    assert run(lambda: iter_sse(chunks, strict=strict, max_event_bytes=limit)) == run(
+        lambda: staged_events(chunks, strict, limit)
+    )
 
 
 @given(chunkings(), st.booleans(), limits)
 def test_the_same_bytes_in_one_chunk_or_many_give_the_same_events_and_errors(stream, strict, limit):
     raw, chunks = stream
-    assert run(lambda: iter_sse(chunks, strict=strict, max_event_bytes=limit)) == run(lambda: iter_sse([raw], strict=strict, max_event_bytes=limit))
-    assert run(lambda: staged_events(chunks, strict, limit)) == run(lambda: staged_events([raw], strict, limit))
+    assert run(lambda: iter_sse(chunks, strict=strict, max_event_bytes=limit)) == run(
+        lambda: iter_sse([raw], strict=strict, max_event_bytes=limit)
+    )
+    assert run(lambda: staged_events(chunks, strict, limit)) == run(
+        lambda: staged_events([raw], strict, limit)
+    )
 
 
 @given(chunkings(), limits)
@@ -188,7 +281,11 @@ def test_feed_and_flush_wait_until_feed_each_is_over():
     batches = decoder.feed_each([b"a\n", b"b\n"])
     assert next(batches) == ["a"]
     assert (decoder.pending, decoder.offset) == (b"", 2)  # up to date while it waits
-    for call in (lambda: decoder.feed(b"x\n"), decoder.flush, lambda: next(decoder.feed_each([b"y\n"]))):
+    for call in (
+        lambda: decoder.feed(b"x\n"),
+        decoder.flush,
+        lambda: next(decoder.feed_each([b"y\n"])),
+    ):
         with pytest.raises(RuntimeError, match="feed_each"):
             call()
     assert list(batches) == [["b"]] and decoder.offset == 4
@@ -215,25 +312,31 @@ def test_an_error_inside_feed_each_leaves_the_decoder_as_feed_would():
 
 # -- each public fast function against the plain function of the same name ----------------
 
+
 def test_streaming_lib_binds_the_fast_paths():
     import streaming_lib
 
     assert (streaming_lib.iter_lines, streaming_lib.iter_sse, streaming_lib.iter_events) == (
-        fast.iter_lines, fast.iter_sse, fast.iter_events)
+        fast.iter_lines,
+        fast.iter_sse,
+        fast.iter_events,
+    )
 
 
 @given(chunkings(), st.booleans(), limits)
 def test_fast_iter_lines_gives_the_lines_and_errors_of_lines_iter_lines(stream, strict, limit):
     raw, chunks = stream
     assert run(lambda: fast.iter_lines(chunks, strict=strict, max_line_bytes=limit)) == run(
-        lambda: lines.iter_lines(chunks, strict=strict, max_line_bytes=limit))
+        lambda: lines.iter_lines(chunks, strict=strict, max_line_bytes=limit)
+    )
 
 
 @given(chunkings(), st.booleans(), limits)
 def test_fast_iter_sse_gives_the_events_and_errors_of_sse_iter_sse(stream, strict, limit):
     raw, chunks = stream
     assert run(lambda: fast.iter_sse(chunks, strict=strict, max_event_bytes=limit)) == run(
-        lambda: sse.iter_sse(chunks, strict=strict, max_event_bytes=limit))
+        lambda: sse.iter_sse(chunks, strict=strict, max_event_bytes=limit)
+    )
 
 
 @given(st.data(), st.booleans(), limits)
@@ -243,7 +346,8 @@ def test_fast_iter_events_gives_the_events_and_errors_of_events_iter_events(data
     bounds = [0, *cuts, len(raw)]
     chunks = [raw[a:b] for a, b in zip(bounds, bounds[1:])]
     assert run(lambda: fast.iter_events(chunks, strict=strict, max_event_bytes=limit)) == run(
-        lambda: events.iter_events(chunks, strict=strict, max_event_bytes=limit))
+        lambda: events.iter_events(chunks, strict=strict, max_event_bytes=limit)
+    )
 
 
 def test_an_event_of_many_short_lines_is_counted_against_the_limit_by_both_paths():
@@ -251,15 +355,37 @@ def test_an_event_of_many_short_lines_is_counted_against_the_limit_by_both_paths
     for limit in (2999, 3000):
         for chunks in ([raw], chunked(raw, 9), chunked(raw, 4096)):
             assert run(lambda: fast.iter_sse(chunks, max_event_bytes=limit)) == run(
-                lambda: sse.iter_sse(chunks, max_event_bytes=limit))
+                lambda: sse.iter_sse(chunks, max_event_bytes=limit)
+            )
 
 
 # JSON text around strings: escapes of every kind (split anywhere by the fragments),
 # surrogate pairs and lone halves, control characters, non-ASCII, quotes.
-STRING_PIECES = ["a", "é", "→", "😀", "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\u00e9", "\\ud83d\\ude00",
-                 "\\ud83d", "\\ude00", "\\x", "\\u12", "\t", "\x01", "\ud800", " ", ","]
-json_texts = st.lists(st.lists(st.sampled_from(STRING_PIECES), max_size=12).map("".join), min_size=1, max_size=4).map(
-    lambda strings: "[" + ", ".join(f'"{text}"' for text in strings) + ', {"k": 1}]')
+STRING_PIECES = [
+    "a",
+    "é",
+    "→",
+    "😀",
+    "\\n",
+    '\\"',
+    "\\\\",
+    "\\/",
+    "\\t",
+    "\\u00e9",
+    "\\ud83d\\ude00",
+    "\\ud83d",
+    "\\ude00",
+    "\\x",
+    "\\u12",
+    "\t",
+    "\x01",
+    "\ud800",
+    " ",
+    ",",
+]
+json_texts = st.lists(
+    st.lists(st.sampled_from(STRING_PIECES), max_size=12).map("".join), min_size=1, max_size=4
+).map(lambda strings: "[" + ", ".join(f'"{text}"' for text in strings) + ', {"k": 1}]')
 
 
 class ParserReadingRunByRun(PartialJSONParser):

@@ -28,7 +28,13 @@ from streaming_lib import (
 )
 from streaming_lib.events import decode_event
 from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
-from streaming_lib.tools.sdk import compare_messages, our_verdict, sdk_final_message, sdk_verdict, verdict_text
+from streaming_lib.tools.sdk import (
+    compare_messages,
+    our_verdict,
+    sdk_final_message,
+    sdk_verdict,
+    verdict_text,
+)
 from streaming_lib.tools.trace import run
 
 # The SDK's models turn the block type it does not know (unknown_types.sse) into
@@ -137,13 +143,17 @@ def test_every_fixture_is_a_few_kilobytes_of_utf8():
 @pytest.mark.parametrize("name", fixture_names())
 def test_the_committed_sdk_verdict_is_what_the_sdk_says_today(name):
     committed = (FIXTURES_DIR / f"{name}.sdk.json").read_text(encoding="utf-8")
-    assert committed == verdict_text(sdk_verdict(read_fixture(name))), "run: python -m streaming_lib.tools.sdk regenerate"
+    assert committed == verdict_text(sdk_verdict(read_fixture(name))), (
+        "run: python -m streaming_lib.tools.sdk regenerate"
+    )
 
 
 @pytest.mark.parametrize("name", fixture_names())
 def test_the_committed_expected_verdict_is_what_we_say_today(name):
     committed = (FIXTURES_DIR / f"{name}.expected.json").read_text(encoding="utf-8")
-    assert committed == verdict_text(our_verdict(read_fixture(name))), "run: python -m streaming_lib.tools.sdk regenerate"
+    assert committed == verdict_text(our_verdict(read_fixture(name))), (
+        "run: python -m streaming_lib.tools.sdk regenerate"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(REJECTED))
@@ -167,7 +177,10 @@ def test_each_complete_fixture_gives_the_sdks_message_at_every_chunk_size(name, 
 def test_the_sdk_fed_the_same_chunks_gives_our_message(name, size):
     raw = read_fixture(name)
     ours = accumulate([raw] if size is None else chunked(raw, size))
-    assert compare_messages(ours, sdk_final_message(raw, chunk_size=size, beta=name in BETA_ONLY)) == []
+    assert (
+        compare_messages(ours, sdk_final_message(raw, chunk_size=size, beta=name in BETA_ONLY))
+        == []
+    )
 
 
 @pytest.mark.parametrize("name", COMPLETE)
@@ -192,14 +205,25 @@ def test_a_stream_cut_between_or_inside_events_hands_back_the_sdks_partial_messa
 
 def test_the_split_escapes_become_the_characters_they_encode():
     tool = accumulate(read_fixture("tool_escape_split"))["content"][1]
-    assert tool["input"] == {"path": "notes/café.md", "content": '# Menu\nSay "hi" 😀\tthen C:\\temp\n'}
+    assert tool["input"] == {
+        "path": "notes/café.md",
+        "content": '# Menu\nSay "hi" 😀\tthen C:\\temp\n',
+    }
 
 
 def test_two_tool_calls_in_a_row_each_get_their_own_input():
     content = accumulate(read_fixture("two_tools"))["content"]
     assert [(block["name"], block["input"]) for block in content[1:]] == [
         ("get_weather", {"location": "Paris, France", "unit": "celsius"}),
-        ("get_time", {"timezone": "Europe/Paris", "format": "24h", "include_date": True, "offset_minutes": 60}),
+        (
+            "get_time",
+            {
+                "timezone": "Europe/Paris",
+                "format": "24h",
+                "include_date": True,
+                "offset_minutes": 60,
+            },
+        ),
     ]
 
 
@@ -210,8 +234,13 @@ def test_a_tool_call_without_input_fragments_keeps_the_empty_input_it_started_wi
 
 def test_a_thinking_block_keeps_its_text_and_the_signature_sent_before_its_stop():
     thinking, text = accumulate(read_fixture("thinking"))["content"]
-    assert thinking["thinking"].endswith("close.") and thinking["signature"].startswith("EqQBCgIYAhIM")
-    assert text == {"type": "text", "text": "27 × 453 = **12,231** (27 × 400 = 10,800 plus 27 × 53 = 1,431)."}
+    assert thinking["thinking"].endswith("close.") and thinking["signature"].startswith(
+        "EqQBCgIYAhIM"
+    )
+    assert text == {
+        "type": "text",
+        "text": "27 × 453 = **12,231** (27 × 400 = 10,800 plus 27 × 53 = 1,431).",
+    }
 
 
 def test_a_redacted_thinking_block_is_kept_exactly_as_it_started():
@@ -223,16 +252,25 @@ def test_a_redacted_thinking_block_is_kept_exactly_as_it_started():
 def test_web_search_citations_arrive_one_per_delta_on_the_block_they_cite():
     message = accumulate(read_fixture("web_search"))
     content = message["content"]
-    assert [block["type"] for block in content[:3]] == ["text", "server_tool_use", "web_search_tool_result"]
+    assert [block["type"] for block in content[:3]] == [
+        "text",
+        "server_tool_use",
+        "web_search_tool_result",
+    ]
     assert content[1]["input"] == {"query": "TypeScript latest release"}
     assert [len(block.get("citations", [])) for block in content[3:]] == [0, 2, 0]
-    assert {citation["type"] for citation in content[4]["citations"]} == {"web_search_result_location"}
+    assert {citation["type"] for citation in content[4]["citations"]} == {
+        "web_search_result_location"
+    }
     assert message["usage"]["server_tool_use"] == {"web_search_requests": 1}
 
 
 def test_unknown_events_and_deltas_are_skipped_and_an_unknown_block_is_kept_as_it_came():
     content = accumulate(read_fixture("unknown_types"))["content"]
-    assert content[0]["text"] == "New kinds of events may appear at any time; skip what you do not know."
+    assert (
+        content[0]["text"]
+        == "New kinds of events may appear at any time; skip what you do not know."
+    )
     assert content[1] == {
         "type": "sketch",
         "format": "svg",
@@ -243,13 +281,23 @@ def test_unknown_events_and_deltas_are_skipped_and_an_unknown_block_is_kept_as_i
 
 def test_text_cut_inside_grapheme_clusters_joins_back_whole():
     text = accumulate(chunked(read_fixture("cjk_emoji"), 1))["content"][0]["text"]
-    assert "👨\u200d👩\u200d👧\u200d👦" in text and "👋🏽" in text and "🇯🇵🇫🇷" in text and "cafe\u0301" in text
+    assert (
+        "👨\u200d👩\u200d👧\u200d👦" in text
+        and "👋🏽" in text
+        and "🇯🇵🇫🇷" in text
+        and "cafe\u0301" in text
+    )
 
 
 def test_crlf_and_the_sse_field_variants_give_the_text_they_carry():
-    assert accumulate(read_fixture("crlf"))["content"][1]["input"] == {"title": "Línea", "body": "uno\r\ndos"}
+    assert accumulate(read_fixture("crlf"))["content"][1]["input"] == {
+        "title": "Línea",
+        "body": "uno\r\ndos",
+    }
     text = accumulate(read_fixture("sse_fields"))["content"][0]["text"]
-    assert text == "Fields an SSE reader must handle: comments, ids, retry, and data split over lines."
+    assert (
+        text == "Fields an SSE reader must handle: comments, ids, retry, and data split over lines."
+    )
 
 
 def test_a_tool_call_cut_by_max_tokens_is_complete_but_not_safe_to_execute():
@@ -257,10 +305,14 @@ def test_a_tool_call_cut_by_max_tokens_is_complete_but_not_safe_to_execute():
     message = acc.final_message()
     assert message["stop_reason"] == "max_tokens"
     assert acc.incomplete_blocks() == [1]
-    assert message["content"][1]["input"] == parse_partial_json(acc.json_buffers[1]) == {
-        "path": "server.py",
-        "mode": "overwrite",
-    }
+    assert (
+        message["content"][1]["input"]
+        == parse_partial_json(acc.json_buffers[1])
+        == {
+            "path": "server.py",
+            "mode": "overwrite",
+        }
+    )
     assert acc.is_safe_to_execute(1) is False
 
 
@@ -269,13 +321,23 @@ def literal_values(alias):
     if typing.get_origin(alias) is typing.Literal:
         return set(typing.get_args(alias))
     union = typing.get_args(alias)[0] if typing.get_origin(alias) is typing.Annotated else alias
-    return {value for cls in typing.get_args(union) for value in typing.get_args(cls.model_fields["type"].annotation)}
+    return {
+        value
+        for cls in typing.get_args(union)
+        for value in typing.get_args(cls.model_fields["type"].annotation)
+    }
 
 
 def wire_values():
     """What the complete fixtures send: block types, delta types, citation types,
     server tool names and stop reasons, each a set of str."""
-    seen = {"block": set(), "delta": set(), "citation": set(), "server_tool": set(), "stop_reason": set()}
+    seen = {
+        "block": set(),
+        "delta": set(),
+        "citation": set(),
+        "server_tool": set(),
+        "stop_reason": set(),
+    }
     for name in COMPLETE:
         for event in iter_events([read_fixture(name)]):
             if event["type"] == "content_block_start":
@@ -293,7 +355,13 @@ def wire_values():
 
 
 def test_every_block_delta_citation_server_tool_and_stop_reason_the_sdk_names_has_a_complete_fixture():
-    from anthropic.types import ContentBlock, RawContentBlockDelta, ServerToolUseBlock, StopReason, TextCitation
+    from anthropic.types import (
+        ContentBlock,
+        RawContentBlockDelta,
+        ServerToolUseBlock,
+        StopReason,
+        TextCitation,
+    )
 
     seen = wire_values()
     assert literal_values(ContentBlock) <= seen["block"]
@@ -318,19 +386,30 @@ def test_a_later_message_delta_overwrites_the_usage_and_keeps_what_it_leaves_out
     message = accumulate(read_fixture("two_message_deltas"))
     assert message["stop_reason"] == "end_turn"  # the first message_delta said null
     assert message["usage"]["output_tokens"] == 34  # a running total: 34, not 30 + 34
-    assert message["usage"]["output_tokens_details"] == {"thinking_tokens": 14}  # only the first sent it
+    assert message["usage"]["output_tokens_details"] == {
+        "thinking_tokens": 14
+    }  # only the first sent it
     assert message["usage"]["cache_read_input_tokens"] == 2048
 
 
 def test_a_paused_turn_ends_after_a_server_tool_result_with_every_search_counted():
     message = accumulate(read_fixture("pause_turn"))
     assert message["stop_reason"] == "pause_turn"
-    assert [block["type"] for block in message["content"]][-2:] == ["server_tool_use", "web_search_tool_result"]
+    assert [block["type"] for block in message["content"]][-2:] == [
+        "server_tool_use",
+        "web_search_tool_result",
+    ]
     assert message["content"][-2]["input"] == {"query": "Rust 2024 edition guide migration"}
     assert message["usage"]["server_tool_use"] == {"web_search_requests": 2}
 
 
-SERVER_TOOL_FIXTURES = ["code_execution_bash", "code_execution_python", "code_execution_text_editor", "tool_search", "web_fetch"]
+SERVER_TOOL_FIXTURES = [
+    "code_execution_bash",
+    "code_execution_python",
+    "code_execution_text_editor",
+    "tool_search",
+    "web_fetch",
+]
 
 
 @pytest.mark.parametrize("name", SERVER_TOOL_FIXTURES)
@@ -342,13 +421,20 @@ def test_server_tool_inputs_are_parsed_and_result_blocks_are_kept_exactly_as_the
         block, index = event["content_block"], event["index"]
         if block["type"] in ("server_tool_use", "tool_use"):
             assert content[index]["input"] == json.loads(acc.json_buffers[index]), index
-            assert {k: v for k, v in content[index].items() if k != "input"} == {k: v for k, v in block.items() if k != "input"}
+            assert {k: v for k, v in content[index].items() if k != "input"} == {
+                k: v for k, v in block.items() if k != "input"
+            }
         elif block["type"] != "text":
             assert content[index] == block, index
 
 
 def test_the_container_a_message_delta_names_is_kept_on_the_message():
-    for name in ("code_execution_bash", "code_execution_python", "code_execution_text_editor", "programmatic_tool_call"):
+    for name in (
+        "code_execution_bash",
+        "code_execution_python",
+        "code_execution_text_editor",
+        "programmatic_tool_call",
+    ):
         assert accumulate(read_fixture(name))["container"] == {
             "id": "container_011CVb7mQ2rXy8TnK4pLw3Hs",
             "expires_at": "2026-12-01T01:02:03.456789Z",
@@ -357,14 +443,21 @@ def test_the_container_a_message_delta_names_is_kept_on_the_message():
 
 def test_a_client_tool_called_from_code_keeps_its_caller():
     tool = accumulate(read_fixture("programmatic_tool_call"))["content"][-1]
-    assert tool["caller"] == {"type": "code_execution_20250825", "tool_id": "srvtoolu_01Qk5rS9tUv7WxY2zAc4DeFg"}
+    assert tool["caller"] == {
+        "type": "code_execution_20250825",
+        "tool_id": "srvtoolu_01Qk5rS9tUv7WxY2zAc4DeFg",
+    }
     assert tool["input"] == {"city": "Paris"}
 
 
 def test_an_mcp_tool_input_is_parsed_where_the_sdks_non_beta_client_leaves_it_empty():
     raw = read_fixture("mcp_tools")
     ours = accumulate(raw)
-    assert ours["content"][1]["input"] == {"repo": "acme/widgets", "query": "crash on start-up", "state": "open"}
+    assert ours["content"][1]["input"] == {
+        "repo": "acme/widgets",
+        "query": "crash on start-up",
+        "state": "open",
+    }
     assert sdk_verdict(raw)["message"]["content"][1]["input"] == {}
     assert compare_messages(ours, sdk_verdict(raw, beta=True)["message"]) == []
 
@@ -372,7 +465,10 @@ def test_an_mcp_tool_input_is_parsed_where_the_sdks_non_beta_client_leaves_it_em
 def test_a_complete_tool_call_under_end_turn_still_gets_its_input():
     message = accumulate(read_fixture("tool_use_end_turn"))
     assert message["stop_reason"] == "end_turn"
-    assert message["content"][1]["input"] == {"title": "Courses", "body": "œufs, crème fraîche, pain"}
+    assert message["content"][1]["input"] == {
+        "title": "Courses",
+        "body": "œufs, crème fraîche, pain",
+    }
 
 
 # -- the streams we reject: which error, where, and what had arrived --------
@@ -388,16 +484,26 @@ def test_each_rejected_fixture_fails_the_same_way_at_every_chunk_size(name, size
 
 def test_an_error_event_mid_stream_is_a_retryable_api_error_with_the_text_so_far():
     error = failure("error_mid_stream")
-    assert (error.error_type, error.error_message, error.retryable) == ("overloaded_error", "Overloaded", True)
-    assert error.event_number == 6 and error.events[-1]["type"] == "error" and len(error.events) == 6
-    assert error.partial["content"] == [{"type": "text", "text": "Here is a haiku about autumn:\n\nCrisp leaves drift"}]
+    assert (error.error_type, error.error_message, error.retryable) == (
+        "overloaded_error",
+        "Overloaded",
+        True,
+    )
+    assert (
+        error.event_number == 6 and error.events[-1]["type"] == "error" and len(error.events) == 6
+    )
+    assert error.partial["content"] == [
+        {"type": "text", "text": "Here is a haiku about autumn:\n\nCrisp leaves drift"}
+    ]
     assert error.partial["stop_reason"] is None
 
 
 def test_bytes_ending_mid_event_are_an_incomplete_stream_with_the_partial_message():
     error = failure("truncated")
     assert error.event_number == 5 and error.index is None
-    assert error.partial["content"] == [{"type": "text", "text": "The connection dropped while this sentence was"}]
+    assert error.partial["content"] == [
+        {"type": "text", "text": "The connection dropped while this sentence was"}
+    ]
     assert error.partial["stop_reason"] is None
 
 
@@ -411,7 +517,11 @@ def test_tool_input_that_is_not_json_under_tool_use_fails_after_the_stream_namin
 def test_tool_input_stopped_while_invalid_then_cut_by_max_tokens_gives_the_message_with_its_best_partial_input():
     message = accumulate(read_fixture("max_tokens_tool_stopped"))
     assert message["stop_reason"] == "max_tokens"
-    assert message["content"][1]["input"] == {"path": "app.py"} == sdk_verdict(read_fixture("max_tokens_tool_stopped"))["message"]["content"][1]["input"]
+    assert (
+        message["content"][1]["input"]
+        == {"path": "app.py"}
+        == sdk_verdict(read_fixture("max_tokens_tool_stopped"))["message"]["content"][1]["input"]
+    )
 
 
 def test_a_delta_for_a_block_that_never_started_names_the_event_number():
@@ -428,7 +538,9 @@ def test_a_second_message_start_names_the_event_number_and_keeps_the_first_messa
     assert error.partial["content"] == [{"type": "text", "text": "One message per stream,"}]
 
 
-@pytest.mark.parametrize("input_text", ['{"n": ' + "1" * 5000 + "}", '{"n": ' + "[" * 5000 + "]" * 5000 + "}"])
+@pytest.mark.parametrize(
+    "input_text", ['{"n": ' + "1" * 5000 + "}", '{"n": ' + "[" * 5000 + "]" * 5000 + "}"]
+)
 def test_tool_input_python_cannot_load_is_a_tool_input_error_not_a_bare_exception(input_text):
     # More digits than int() accepts, or deeper than the interpreter recurses.
     body = json.dumps(input_text).encode()
@@ -464,10 +576,18 @@ def test_the_trace_command_with_sdk_confirms_every_complete_fixture(name):
 
 def test_the_trace_command_line_exits_1_on_a_broken_stream_without_a_traceback():
     done = subprocess.run(
-        [sys.executable, "-m", "streaming_lib", "trace", str(FIXTURES_DIR / "error_mid_stream.sse")],
-        capture_output=True, text=True, encoding="utf-8", timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "streaming_lib",
+            "trace",
+            str(FIXTURES_DIR / "error_mid_stream.sse"),
+        ],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
     )
     assert done.returncode == 1
     assert "APIStreamError: event 6: overloaded_error: Overloaded" in done.stdout
     assert "Traceback" not in done.stderr
-

@@ -53,7 +53,9 @@ def test_a_moved_module_is_loaded_once_whichever_path_comes_first():
 
 def test_python_dash_m_runs_a_moved_module_by_its_old_and_its_new_path():
     for name in ("streaming_lib.sdk", "streaming_lib.tools.sdk"):
-        done = subprocess.run([sys.executable, "-m", name, "--help"], cwd=REPO, capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", name, "--help"], cwd=REPO, capture_output=True, text=True
+        )
         assert done.returncode == 0, done.stderr
         assert "regenerate" in done.stdout
 

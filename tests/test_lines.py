@@ -157,11 +157,13 @@ def test_a_stream_of_only_a_byte_order_mark_has_no_lines():
 def test_chunks_that_are_bytes_like_give_the_lines_bytes_give(kind):
     raw = b"\xef\xbb\xbfdata: caf\xc3\xa9\r\n\r\nevent: x\ndata: \xe5\x8e\x9f\n\n"
     for size in (1, 3, 7, len(raw)):
-        chunks = [raw[i:i + size] for i in range(0, len(raw), size)]
+        chunks = [raw[i : i + size] for i in range(0, len(raw), size)]
         expected = list(iter_lines(chunks))
         assert list(iter_lines([kind(chunk) for chunk in chunks])) == expected
         decoder = LineDecoder()
-        assert [line for chunk in chunks for line in decoder.feed(kind(chunk))] + decoder.flush() == expected
+        assert [
+            line for chunk in chunks for line in decoder.feed(kind(chunk))
+        ] + decoder.flush() == expected
 
 
 @pytest.mark.parametrize("chunk", ["data: x\n", 5, None])
@@ -178,6 +180,7 @@ def test_passing_the_stream_itself_instead_of_its_chunks_says_what_to_pass():
 
 
 # -- a limit on line length (ours: hostile input must not fill memory) -----------
+
 
 def chunkings_of(raw: bytes):
     """`raw` whole, in chunks of 1, 2 and 7 bytes, and cut at ten random places."""
@@ -210,7 +213,9 @@ def test_a_line_longer_than_the_limit_is_refused_at_its_first_byte_whatever_the_
 def test_a_line_as_long_as_the_limit_is_taken():
     raw = b"a\n" + b"x" * 10 + b"\r\n" + b"y" * 10
     for chunks in chunkings_of(raw):
-        assert [line for lines in LineDecoder(max_line_bytes=10).feed_all(chunks) for line in lines] == ["a", "x" * 10, "y" * 10]
+        assert [
+            line for lines in LineDecoder(max_line_bytes=10).feed_all(chunks) for line in lines
+        ] == ["a", "x" * 10, "y" * 10]
 
 
 def test_an_unterminated_last_line_longer_than_the_limit_is_refused_at_flush():
@@ -234,7 +239,7 @@ def test_a_stream_that_never_ends_a_line_is_refused_before_it_is_held_whole():
     with pytest.raises(SizeLimitError) as caught:
         list(decoder.feed_each(endless()))
     assert caught.value.offset == 0 and sent == 65  # the chunk that passed the limit, and no more
-    assert len(decoder.pending) == 64 * 1024        # what was held: the limit, not the stream
+    assert len(decoder.pending) == 64 * 1024  # what was held: the limit, not the stream
     with pytest.raises(SizeLimitError):  # a decoder that refused a line stays refused
         decoder.feed(b"\n")
 
@@ -249,11 +254,16 @@ def test_a_bad_byte_before_a_long_line_is_reported_first_in_strict_mode():
 
 def test_no_limit_takes_any_line():
     decoder = LineDecoder(max_line_bytes=None)
-    assert decoder.max_line_bytes is None and decoder.feed(b"x" * 100_000 + b"\n") == ["x" * 100_000]
+    assert decoder.max_line_bytes is None and decoder.feed(b"x" * 100_000 + b"\n") == [
+        "x" * 100_000
+    ]
     assert LineDecoder().max_line_bytes == 16 * 2**20  # the default
 
 
-@pytest.mark.parametrize(("limit", "error"), [(True, TypeError), (1.5, TypeError), ("100", TypeError), (0, ValueError), (-1, ValueError)])
+@pytest.mark.parametrize(
+    ("limit", "error"),
+    [(True, TypeError), (1.5, TypeError), ("100", TypeError), (0, ValueError), (-1, ValueError)],
+)
 def test_a_size_limit_is_a_whole_number_of_bytes_or_none(limit, error):
     from streaming_lib import SSEDecoder, accumulate
 

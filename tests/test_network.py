@@ -13,9 +13,15 @@ import httpx
 import pytest
 
 from streaming_lib import IncompleteStreamError, StreamError, StreamTimeoutError, accumulate
-from streaming_lib.tools.fixtures import chunked, read_fixture
-from streaming_lib.lab.network import DEFAULT_TIMEOUT, body_chunks, open_stream, timed_stream, until_dropped
+from streaming_lib.lab.network import (
+    DEFAULT_TIMEOUT,
+    body_chunks,
+    open_stream,
+    timed_stream,
+    until_dropped,
+)
 from streaming_lib.lab.server import ReplayServer, split_events
+from streaming_lib.tools.fixtures import chunked, read_fixture
 
 PACE = 0.002
 FIXTURE = read_fixture("fixture")
@@ -57,7 +63,10 @@ def test_the_default_timeout_is_at_least_as_generous_as_the_sdks():
 def test_open_stream_sends_its_timeout_with_the_request_whatever_the_clients(server):
     with open_stream(server.url) as response:
         assert response.request.extensions["timeout"]["read"] == DEFAULT_TIMEOUT.read
-    with httpx.Client(timeout=1.0) as client, open_stream(server.url, client=client, timeout=7.5) as response:
+    with (
+        httpx.Client(timeout=1.0) as client,
+        open_stream(server.url, client=client, timeout=7.5) as response,
+    ):
         assert response.request.extensions["timeout"]["read"] == 7.5
 
 
@@ -99,7 +108,11 @@ def test_accumulate_over_until_dropped_returns_at_message_stop_and_hangs_up(serv
 def test_timed_stream_returns_at_message_stop_and_hangs_up(server):
     def read(url):
         timed = timed_stream(url, params={"hold_open": HOLD})
-        assert timed.error is None and not timed.interrupted and timed.event_types[-1] == "message_stop"
+        assert (
+            timed.error is None
+            and not timed.interrupted
+            and timed.event_types[-1] == "message_stop"
+        )
         return timed.message
 
     returns_before_the_hold_ends(server, read)
@@ -123,14 +136,21 @@ def stalls(error):
     assert (error.timeout, error.offset, error.event_number) == (SHORT, len(BEFORE_FIRST_TOKEN), 3)
     assert error.partial == ends_early(BEFORE_FIRST_TOKEN).partial
     assert error.partial["content"] == [{"type": "text", "text": ""}]
-    assert f"read timeout: nothing arrived for {SHORT:g} s after {len(BEFORE_FIRST_TOKEN)} bytes" in str(error)
+    assert (
+        f"read timeout: nothing arrived for {SHORT:g} s after {len(BEFORE_FIRST_TOKEN)} bytes"
+        in str(error)
+    )
 
 
 def test_a_stall_past_the_read_timeout_is_a_timeout_error_with_the_message_so_far(server):
     with open_stream(server.url, params={"first_token_delay": STALL}, timeout=SHORT) as response:
         error = failure(body_chunks(response))
     stalls(error)
-    assert [event["type"] for event in error.events] == ["message_start", "content_block_start", "ping"]
+    assert [event["type"] for event in error.events] == [
+        "message_start",
+        "content_block_start",
+        "ping",
+    ]
 
 
 def test_until_dropped_raises_a_stall_rather_than_ending_the_bytes(server):
@@ -160,26 +180,38 @@ def silent_server():
 
 
 def test_no_headers_within_the_read_timeout_is_a_timeout_error_before_any_byte(silent_server):
-    with pytest.raises(StreamTimeoutError) as caught:
-        with open_stream(silent_server, timeout=SHORT):
-            pass
+    with pytest.raises(StreamTimeoutError) as caught, open_stream(silent_server, timeout=SHORT):
+        pass
     assert (caught.value.offset, caught.value.partial, caught.value.timeout) == (None, None, SHORT)
     assert "before the response headers" in str(caught.value)
     timed = timed_stream(silent_server, timeout=SHORT)
-    assert isinstance(timed.error, StreamTimeoutError) and (timed.status_code, timed.message) == (0, None)
+    assert isinstance(timed.error, StreamTimeoutError) and (timed.status_code, timed.message) == (
+        0,
+        None,
+    )
 
 
 # -- a cut connection ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("cut", CUTS)
-def test_a_cut_connection_is_an_incomplete_stream_with_what_the_bytes_up_to_the_cut_give(server, cut):
+def test_a_cut_connection_is_an_incomplete_stream_with_what_the_bytes_up_to_the_cut_give(
+    server, cut
+):
     with open_stream(server.url, params={"drop_at": cut}) as response:
         error = failure(body_chunks(response))
-    assert type(error) is IncompleteStreamError and isinstance(error.__cause__, httpx.RemoteProtocolError)
-    assert error.offset == cut and f"the connection was cut after {cut} bytes of the body" in str(error)
+    assert type(error) is IncompleteStreamError and isinstance(
+        error.__cause__, httpx.RemoteProtocolError
+    )
+    assert error.offset == cut and f"the connection was cut after {cut} bytes of the body" in str(
+        error
+    )
     expected = ends_early(FIXTURE[:cut])
-    assert (error.partial, error.event_number, error.events) == (expected.partial, expected.event_number, expected.events)
+    assert (error.partial, error.event_number, error.events) == (
+        expected.partial,
+        expected.event_number,
+        expected.events,
+    )
 
 
 def test_a_server_that_cannot_be_reached_is_httpxs_error_there_being_no_stream():
@@ -206,7 +238,10 @@ class FailingBody(httpx.SyncByteStream):
 
 FAILURES = {
     "reset": (httpx.ReadError("connection reset by peer"), IncompleteStreamError),
-    "incomplete chunked read": (httpx.RemoteProtocolError("incomplete chunked read"), IncompleteStreamError),
+    "incomplete chunked read": (
+        httpx.RemoteProtocolError("incomplete chunked read"),
+        IncompleteStreamError,
+    ),
     "close error": (httpx.CloseError("close failed"), IncompleteStreamError),
     "read timeout": (httpx.ReadTimeout("timed out"), StreamTimeoutError),
 }
@@ -227,7 +262,9 @@ def test_each_transport_failure_becomes_its_typed_error_at_every_chunking(name, 
             with open_stream("http://mock", client=client, timeout=3.0) as response:
                 error = failure(body_chunks(response))
         expected = ends_early(head)
-        assert type(error) is expected_class and error.__cause__ is httpx_error and error.offset == cut
+        assert (
+            type(error) is expected_class and error.__cause__ is httpx_error and error.offset == cut
+        )
         assert (error.partial, error.event_number) == (expected.partial, expected.event_number)
         if expected_class is StreamTimeoutError:
             assert error.timeout == 3.0
@@ -243,7 +280,11 @@ def test_each_transport_failure_before_the_headers_becomes_its_typed_error(name)
     with mock_client(respond) as client, pytest.raises(expected_class) as caught:
         with open_stream("http://mock", client=client):
             pass
-    assert type(caught.value) is expected_class and caught.value.offset is None and caught.value.partial is None
+    assert (
+        type(caught.value) is expected_class
+        and caught.value.offset is None
+        and caught.value.partial is None
+    )
 
 
 def test_raw_chunks_count_the_bytes_on_the_wire():
@@ -265,8 +306,12 @@ def test_a_done_sentinel_after_message_stop_changes_nothing_for_any_helper():
     assert timed.error is None and timed.message == read == MESSAGE
 
 
-def test_an_http_error_read_through_body_chunks_is_the_status_error_with_its_body_not_a_cut_stream(server):
+def test_an_http_error_read_through_body_chunks_is_the_status_error_with_its_body_not_a_cut_stream(
+    server,
+):
     with open_stream(server.url, params={"error_after": "-1"}) as response:
         with pytest.raises(httpx.HTTPStatusError) as caught:
             accumulate(body_chunks(response))
-    assert caught.value.response.status_code == 400 and caught.value.response.json()["type"] == "error"
+    assert (
+        caught.value.response.status_code == 400 and caught.value.response.json()["type"] == "error"
+    )

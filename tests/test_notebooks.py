@@ -26,7 +26,9 @@ COURSE = [
 
 # Absolute paths of the machine that ran the notebook: they would differ on every
 # learner's machine and leak the author's. Relative paths like fixtures/x.sse are fine.
-MACHINE_PATH = re.compile(r"(?<![\w.])(/tmp/|/work/|/root/|/home/|/Users/|/private/var/|[A-Za-z]:\\\\?Users)")
+MACHINE_PATH = re.compile(
+    r"(?<![\w.])(/tmp/|/work/|/root/|/home/|/Users/|/private/var/|[A-Za-z]:\\\\?Users)"
+)
 # Things that change from run to run and so can never match a stored output.
 MEMORY_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{6,}")
 TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}")
@@ -83,7 +85,9 @@ def test_code_cells_were_executed_once_each_in_order_from_a_fresh_kernel(path):
 def test_no_cell_fails_unless_it_is_tagged_raises_exception(path):
     for number, cell in enumerate(code_cells(read(path)), 1):
         failed = any(output.output_type == "error" for output in cell.outputs)
-        assert failed == ("raises-exception" in tags(cell)), f"code cell {number}: error={failed}, tags={tags(cell)}"
+        assert failed == ("raises-exception" in tags(cell)), (
+            f"code cell {number}: error={failed}, tags={tags(cell)}"
+        )
 
 
 @notebook_params
@@ -91,7 +95,9 @@ def test_outputs_and_sources_hold_no_machine_paths(path):
     for number, cell in enumerate(read(path).cells, 1):
         for text in [cell.source, *output_texts(cell)]:
             found = MACHINE_PATH.search(text)
-            assert not found, f"cell {number}: machine path {text[max(found.start() - 40, 0):found.end() + 40]!r}"
+            assert not found, (
+                f"cell {number}: machine path {text[max(found.start() - 40, 0) : found.end() + 40]!r}"
+            )
 
 
 @notebook_params
@@ -100,7 +106,9 @@ def test_stored_outputs_hold_no_addresses_timestamps_or_warnings(path):
         if IGNORE_OUTPUT in cell.source:
             continue
         for text in output_texts(cell):
-            assert not MEMORY_ADDRESS.search(text), f"code cell {number}: a memory address in {text!r}"
+            assert not MEMORY_ADDRESS.search(text), (
+                f"code cell {number}: a memory address in {text!r}"
+            )
             assert not TIMESTAMP.search(text), f"code cell {number}: a timestamp in {text!r}"
         streams = {o.name for o in cell.outputs if o.output_type == "stream"}
         assert "stderr" not in streams, f"code cell {number} writes to stderr (a warning?)"
@@ -112,9 +120,16 @@ def test_widget_cells_keep_their_static_html_not_a_view_of_a_model_that_is_gone(
     # notebook: JupyterLab would show "model not found" in its place.
     for number, cell in enumerate(code_cells(read(path)), 1):
         for output in cell.outputs:
-            assert WIDGET_VIEW not in output.get("data", {}), f"code cell {number} stores a widget view"
-            if "StreamStepper(" in cell.source and output.output_type in ("display_data", "execute_result"):
-                assert "text/html" in output.data, f"code cell {number}: the stepper without its static page"
+            assert WIDGET_VIEW not in output.get("data", {}), (
+                f"code cell {number} stores a widget view"
+            )
+            if "StreamStepper(" in cell.source and output.output_type in (
+                "display_data",
+                "execute_result",
+            ):
+                assert "text/html" in output.data, (
+                    f"code cell {number}: the stepper without its static page"
+                )
 
 
 @notebook_params

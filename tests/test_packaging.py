@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def requirement_names(requirements):
-    return {re.split(r"[<>=!~ \[]", r, maxsplit=1)[0].lower(): r.replace(" ", "") for r in requirements}
+    return {
+        re.split(r"[<>=!~ \[]", r, maxsplit=1)[0].lower(): r.replace(" ", "") for r in requirements
+    }
 
 
 def environment_pip_list():
@@ -31,7 +33,9 @@ def test_environment_yml_installs_the_same_packages_as_pyproject():
 
 
 def test_environment_yml_installs_the_course_package_itself():
-    assert "      - -e .[dev]" in (ROOT / "environment.yml").read_text(encoding="utf-8").splitlines()
+    assert (
+        "      - -e .[dev]" in (ROOT / "environment.yml").read_text(encoding="utf-8").splitlines()
+    )
 
 
 def test_the_readme_shows_the_two_make_commands_and_the_makefile_has_them():
@@ -46,8 +50,11 @@ def test_ci_calls_the_readmes_test_command():
     assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
-LIBRARY_MODULES = [module.name for module in pkgutil.walk_packages(streaming_lib.__path__, "streaming_lib.")
-                   if not module.name.endswith("__main__")]
+LIBRARY_MODULES = [
+    module.name
+    for module in pkgutil.walk_packages(streaming_lib.__path__, "streaming_lib.")
+    if not module.name.endswith("__main__")
+]
 
 
 @pytest.mark.parametrize("name", LIBRARY_MODULES)

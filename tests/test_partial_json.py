@@ -48,7 +48,9 @@ def jiter_position(text: str, offset: int) -> str:
 
 _ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\.", re.S)
 _LOW = re.compile(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}")
-_UNDECIDED = re.compile(r"(\\(u[0-9a-fA-F]{0,3})?)?")  # the text ends where a low half may still come
+_UNDECIDED = re.compile(
+    r"(\\(u[0-9a-fA-F]{0,3})?)?"
+)  # the text ends where a low half may still come
 
 
 def lone_halves_as_fffd(text: str) -> str:
@@ -60,19 +62,21 @@ def lone_halves_as_fffd(text: str) -> str:
         code = int(m.group()[2:], 16)
         if not 0xD800 <= code <= 0xDFFF:
             continue
-        rest = text[m.end():]
+        rest = text[m.end() :]
         if code < 0xDC00 and _LOW.match(rest):
             paired_low = m.end()
             continue
         if code < 0xDC00 and _UNDECIDED.fullmatch(rest):
             continue
-        out[m.start() + 2:m.end()] = "fffd"
+        out[m.start() + 2 : m.end()] = "fffd"
     return "".join(out)
 
 
 def jiter_says(text: str, trailing: bool) -> tuple[str, str]:
     try:
-        return "value", repr(jiter.from_json(lone_halves_as_fffd(text).encode(), partial_mode=MODES[trailing]))
+        return "value", repr(
+            jiter.from_json(lone_halves_as_fffd(text).encode(), partial_mode=MODES[trailing])
+        )
     except ValueError as error:
         return "error", str(error)
 
@@ -104,38 +108,77 @@ texts = plain_text | st.lists(st.sampled_from(TRICKY), max_size=6).map("".join)
 @st.composite
 def string_texts(draw) -> str:
     """A JSON string literal: text serialized either way, with extra escapes mixed in."""
-    parts = draw(st.lists(texts.map(lambda t: json.dumps(t, ensure_ascii=draw(st.booleans()))[1:-1])
-                          | st.sampled_from(ESCAPES), max_size=4))
+    parts = draw(
+        st.lists(
+            texts.map(lambda t: json.dumps(t, ensure_ascii=draw(st.booleans()))[1:-1])
+            | st.sampled_from(ESCAPES),
+            max_size=4,
+        )
+    )
     return '"' + "".join(parts) + '"'
 
 
-number_texts = st.from_regex(r"-?(0|[1-9][0-9]{0,3})(\.[0-9]{1,3})?([eE][+-]?[0-9]{1,3})?", fullmatch=True)
-literal_texts = st.sampled_from(["true", "false", "null", "NaN", "Infinity", "-Infinity", "1e400",
-                                 "-0", "12345678901234567890123"])
+number_texts = st.from_regex(
+    r"-?(0|[1-9][0-9]{0,3})(\.[0-9]{1,3})?([eE][+-]?[0-9]{1,3})?", fullmatch=True
+)
+literal_texts = st.sampled_from(
+    [
+        "true",
+        "false",
+        "null",
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        "1e400",
+        "-0",
+        "12345678901234567890123",
+    ]
+)
 spaces = st.sampled_from(["", "", " ", "\n  ", "\t", "\r\n"])
 keys = st.sampled_from(['"a"', '"b"', '""']) | string_texts()  # small keys repeat often
 
 
 def containers(children):
-    arrays = st.builds(lambda items, sp: "[" + sp + ("," + sp).join(items) + sp + "]",
-                       st.lists(children, max_size=4), spaces)
-    objects = st.builds(lambda pairs, sp: "{" + sp + ("," + sp).join(f"{k}{sp}:{sp}{v}" for k, v in pairs) + "}",
-                        st.lists(st.tuples(keys, children), max_size=4), spaces)
+    arrays = st.builds(
+        lambda items, sp: "[" + sp + ("," + sp).join(items) + sp + "]",
+        st.lists(children, max_size=4),
+        spaces,
+    )
+    objects = st.builds(
+        lambda pairs, sp: "{" + sp + ("," + sp).join(f"{k}{sp}:{sp}{v}" for k, v in pairs) + "}",
+        st.lists(st.tuples(keys, children), max_size=4),
+        spaces,
+    )
     return arrays | objects
 
 
-written_documents = st.recursive(string_texts() | number_texts | literal_texts, containers, max_leaves=10)
+written_documents = st.recursive(
+    string_texts() | number_texts | literal_texts, containers, max_leaves=10
+)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**25), 10**25) | st.floats() | texts,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4),
     max_leaves=10,
 )
-dumped_documents = st.builds(json.dumps, json_values, ensure_ascii=st.booleans(), indent=st.sampled_from([None, 1]))
+dumped_documents = st.builds(
+    json.dumps, json_values, ensure_ascii=st.booleans(), indent=st.sampled_from([None, 1])
+)
 documents = written_documents | dumped_documents
 
 # What a mutation may insert: structure, pieces of escapes, literals and numbers.
-DEBRIS = list('[]{},:"\\ 0123456789-+.eEtfnNIxé') + ["\\u", "\\ud83d", "\\ude00", "\\u00", "\\ud83d\\u",
-                                                    "😀", "\x01", "tru", "1.", "-", "\n"]
+DEBRIS = list('[]{},:"\\ 0123456789-+.eEtfnNIxé') + [
+    "\\u",
+    "\\ud83d",
+    "\\ude00",
+    "\\u00",
+    "\\ud83d\\u",
+    "😀",
+    "\x01",
+    "tru",
+    "1.",
+    "-",
+    "\n",
+]
 
 
 @st.composite
@@ -144,8 +187,15 @@ def broken_documents(draw) -> str:
     for _ in range(draw(st.integers(1, 3))):
         at = draw(st.integers(0, len(text)))
         debris = draw(st.sampled_from(DEBRIS))
-        text = draw(st.sampled_from([text[:at] + debris + text[at:], text[:at] + text[at + 1:],
-                                     text[:at] + debris + text[at + 1:]]))
+        text = draw(
+            st.sampled_from(
+                [
+                    text[:at] + debris + text[at:],
+                    text[:at] + text[at + 1 :],
+                    text[:at] + debris + text[at + 1 :],
+                ]
+            )
+        )
     return text
 
 
@@ -189,13 +239,17 @@ def test_feeding_a_document_in_two_pieces_equals_parsing_it_whole_for_every_cut(
         parser = PartialJSONParser()
         parser.feed(document[:cut])
         for trailing in (False, True):
-            assert snapshot_says(parser, document[:cut], trailing) == we_say(document[:cut], trailing)
+            assert snapshot_says(parser, document[:cut], trailing) == we_say(
+                document[:cut], trailing
+            )
         parser.feed(document[cut:])
         assert snapshot_says(parser, document, False) == we_say(document, False)
 
 
 @given(documents | broken_documents(), st.lists(st.integers(0, 200), max_size=8), st.booleans())
-def test_any_fragments_give_the_one_shot_value_and_changes_that_rebuild_it(document, cuts, snapshots):
+def test_any_fragments_give_the_one_shot_value_and_changes_that_rebuild_it(
+    document, cuts, snapshots
+):
     cuts = sorted({min(cut, len(document)) for cut in cuts} | {len(document)})
     parser, tree, start = PartialJSONParser(), {}, 0
     for cut in cuts:
@@ -203,13 +257,17 @@ def test_any_fragments_give_the_one_shot_value_and_changes_that_rebuild_it(docum
             changes = parser.feed(document[start:cut])
         except PartialJSONError as error:
             for trailing in (False, True):
-                assert snapshot_says(parser, document[:cut], trailing) == jiter_says(document[:cut], trailing)
+                assert snapshot_says(parser, document[:cut], trailing) == jiter_says(
+                    document[:cut], trailing
+                )
             assert parser.error is error and parser.position == cut
             return
         start = cut
         replay(changes, tree)
         for trailing in (False, True):
-            assert snapshot_says(parser, document[:cut], trailing) == jiter_says(document[:cut], trailing)
+            assert snapshot_says(parser, document[:cut], trailing) == jiter_says(
+                document[:cut], trailing
+            )
         # The changes follow the trailing-strings view, but a number only counts once
         # the character after it has arrived: "1" may still become "12".
         if "value" in tree and not document[:cut][-1:].isdigit():
@@ -220,12 +278,20 @@ def test_any_fragments_give_the_one_shot_value_and_changes_that_rebuild_it(docum
 
 # -- the tool input of the course -------------------------------------------------
 
+
 def test_every_prefix_of_the_write_file_tool_input_matches_jiter():
     assert_every_prefix_agrees(TOOL_INPUT)
     assert parse_partial_json('{"path": "calc.py", "con') == {"path": "calc.py"}
     cut = TOOL_INPUT.index("\\n")  # the first escape: a backslash, then "n"
-    for end, content in [(cut, "def add(a, b):"), (cut + 1, "def add(a, b):"), (cut + 2, "def add(a, b):\n")]:
-        assert parse_partial_json(TOOL_INPUT[:end], trailing_strings=True) == {"path": "calc.py", "content": content}
+    for end, content in [
+        (cut, "def add(a, b):"),
+        (cut + 1, "def add(a, b):"),
+        (cut + 2, "def add(a, b):\n"),
+    ]:
+        assert parse_partial_json(TOOL_INPUT[:end], trailing_strings=True) == {
+            "path": "calc.py",
+            "content": content,
+        }
         assert parse_partial_json(TOOL_INPUT[:end]) == {"path": "calc.py"}
 
 
@@ -233,7 +299,7 @@ def test_every_prefix_of_the_write_file_tool_input_matches_jiter():
 def test_appended_strings_concatenate_to_the_final_string(size):
     parser, appended = PartialJSONParser(), {}
     for start in range(0, len(TOOL_INPUT), size):
-        changes = parser.feed(TOOL_INPUT[start:start + size])
+        changes = parser.feed(TOOL_INPUT[start : start + size])
         paths = [change.path for change in changes if isinstance(change, AppendString)]
         assert len(paths) == len(set(paths))  # at most one AppendString per string per feed
         for change in changes:
@@ -246,7 +312,11 @@ def test_appended_strings_concatenate_to_the_final_string(size):
 def test_changes_say_when_strings_and_containers_start_and_end():
     parser = PartialJSONParser()
     assert parser.feed('{"a": [tr') == [SetValue((), {}), SetValue(("a",), [])]
-    assert parser.feed('ue, "x') == [SetValue(("a", 0), True), SetValue(("a", 1), ""), AppendString(("a", 1), "x")]
+    assert parser.feed('ue, "x') == [
+        SetValue(("a", 0), True),
+        SetValue(("a", 1), ""),
+        AppendString(("a", 1), "x"),
+    ]
     assert parser.feed('"], "a": 1') == [EndValue(("a", 1)), EndValue(("a",))]
     assert parser.snapshot() == {"a": 1} and not parser.done
     assert parser.feed("} trailing text is ignored") == [SetValue(("a",), 1), EndValue(())]
@@ -262,7 +332,7 @@ TRICKY_PREFIXES = [
     (" \n", E, E),
     ("tru", E, E),
     ("true", True, True),
-    ("nulll", None, None),                # text after the value is ignored
+    ("nulll", None, None),  # text after the value is ignored
     ("-", E, E),
     ("1.", E, E),
     ("1e", E, E),
@@ -271,14 +341,18 @@ TRICKY_PREFIXES = [
     ("-0", 0, 0),
     ("-0.0", -0.0, -0.0),
     ("1e400", float("inf"), float("inf")),
-    ("123456789012345678901234567890", 123456789012345678901234567890, 123456789012345678901234567890),
+    (
+        "123456789012345678901234567890",
+        123456789012345678901234567890,
+        123456789012345678901234567890,
+    ),
     ("1 2", 1, 1),
     ('"ab', E, "ab"),
     ('"ab\\', E, "ab"),
     ('"ab\\u12', E, "ab"),
     ('"ab\\ud83d', E, "ab"),
     ('"ab\\ud83d\\ude00', E, "ab😀"),
-    ('"ab\\u12"', E, "ab"),               # jiter reads four characters after \u first
+    ('"ab\\u12"', E, "ab"),  # jiter reads four characters after \u first
     ("[tru", [], []),
     ("[1.", [], []),
     ("[-", [], []),
@@ -293,7 +367,7 @@ TRICKY_PREFIXES = [
     ('{"a": [1], "a": "x', {"a": [1]}, {"a": "x"}),
     ('{"a": [1], "a": [', {"a": []}, {"a": []}),
     ('{"a": 1, "b": 2, "a": 3}', {"a": 3, "b": 2}, {"a": 3, "b": 2}),
-    ("[1 x", [1], [1]),                   # junk after a value ends the container
+    ("[1 x", [1], [1]),  # junk after a value ends the container
     ("[[1}, 2]", [[1]], [[1]]),
     ('[[{"a": 1], 2]', [[{"a": 1}], 2], [[{"a": 1}], 2]),
     ("[0x]", [0], [0]),
@@ -312,7 +386,16 @@ def test_a_tricky_prefix_gives_what_jiter_gives(text, strict, trailing):
 
 
 def test_an_unfinished_escape_is_cut_in_trailing_strings_mode():
-    for tail in ["\\", "\\u", "\\u00", "\\u00e", "\\ud83d", "\\ud83d\\", "\\ud83d\\u", "\\ud83d\\ude0"]:
+    for tail in [
+        "\\",
+        "\\u",
+        "\\u00",
+        "\\u00e",
+        "\\ud83d",
+        "\\ud83d\\",
+        "\\ud83d\\u",
+        "\\ud83d\\ude0",
+    ]:
         assert parse_partial_json('["x' + tail, trailing_strings=True) == ["x"]
         assert parse_partial_json('["x' + tail) == []
     assert parse_partial_json('["x\\u00e9', trailing_strings=True) == ["xé"]
@@ -337,7 +420,7 @@ INVALID = [
     ('"\\x"', "invalid escape", 2),
     ('"\\u12g4"', "invalid escape", 5),
     ('"a\tb"', "control character (\\u0000-\\u001F) found while parsing a string", 2),
-    ('["é😀", x', "expected value", 7),   # characters, where jiter counts bytes
+    ('["é😀", x', "expected value", 7),  # characters, where jiter counts bytes
     ("[" + "1" * 4301, "number out of range", 4302),
 ]
 
@@ -390,11 +473,14 @@ def test_without_change_tracking_feed_returns_nothing_but_snapshots_still_work()
 
 # -- nesting -----------------------------------------------------------------------
 
+
 def test_nesting_deeper_than_jiter_allows_fails_where_jiter_fails():
     for text in ["[" * 100_000, '{"a": ' * 100_000, "[" * JITER_MAX_DEPTH + "[1"]:
         assert we_say(text, False) == jiter_says(text, False)
         assert we_say(text, False)[1].startswith("recursion limit exceeded")
-    assert we_say("[" * (JITER_MAX_DEPTH + 1), True) == jiter_says("[" * (JITER_MAX_DEPTH + 1), True)
+    assert we_say("[" * (JITER_MAX_DEPTH + 1), True) == jiter_says(
+        "[" * (JITER_MAX_DEPTH + 1), True
+    )
 
 
 def test_nesting_100000_deep_works_without_a_depth_limit_and_never_recurses():
@@ -407,7 +493,7 @@ def test_nesting_100000_deep_works_without_a_depth_limit_and_never_recurses():
     text = '{"k": ' * depth + "1" + "}" * depth
     parser = PartialJSONParser(max_depth=None, track_changes=False)
     for start in range(0, len(text), 1000):
-        parser.feed(text[start:start + 1000])
+        parser.feed(text[start : start + 1000])
     assert parser.done
     value = parser.snapshot()
     for _ in range(depth):

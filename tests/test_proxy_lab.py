@@ -19,7 +19,9 @@ from streaming_lib.lab.proxy_lab import (
 )
 from streaming_lib.lab.server import ReplayServer
 
-needs_nginx = pytest.mark.skipif(not nginx_available(), reason="nginx is not installed (apt-get install nginx-light)")
+needs_nginx = pytest.mark.skipif(
+    not nginx_available(), reason="nginx is not installed (apt-get install nginx-light)"
+)
 
 
 def check_bursts_and_spread(result):
@@ -46,7 +48,9 @@ def test_bursts_groups_arrivals_closer_than_the_gap():
 
 def test_the_nginx_config_keeps_every_path_in_its_own_folder(tmp_path):
     folder = tmp_path / "lab"
-    config = nginx_config(folder, 8080, "http://127.0.0.1:9000", buffering=False, gzip=True, modules="")
+    config = nginx_config(
+        folder, 8080, "http://127.0.0.1:9000", buffering=False, gzip=True, modules=""
+    )
     assert "listen 127.0.0.1:8080;" in config and "daemon off;" in config
     assert "proxy_buffering off;" in config and "gzip on;" in config
     for line in config.splitlines():
@@ -83,7 +87,11 @@ def test_buffered_nginx_holds_back_even_the_headers_until_its_first_buffer_is_fu
 @needs_nginx
 def test_nginx_stops_and_its_folder_goes_when_the_block_ends():
     with ReplayServer(pace=0.001) as server, NginxProxy(server.url) as proxy:
-        process, folder, port = proxy._process, Path(proxy._folder.name), int(proxy.url.rsplit(":", 1)[1])
+        process, folder, port = (
+            proxy._process,
+            Path(proxy._folder.name),
+            int(proxy.url.rsplit(":", 1)[1]),
+        )
         assert (folder / "nginx.pid").exists()
     assert process.poll() is not None
     assert not folder.exists()

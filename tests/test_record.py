@@ -8,9 +8,9 @@ import httpx
 import streaming_lib.lab.record
 import streaming_lib.lab.server
 from streaming_lib.__main__ import build_parser, main
-from streaming_lib.tools.fixtures import read_fixture
 from streaming_lib.lab.record import DEFAULT_MODEL, record, run
 from streaming_lib.lab.server import DEFAULT_PACE, DEFAULT_PORT, ReplayServer
+from streaming_lib.tools.fixtures import read_fixture
 
 SECRET = "sk-ant-not-a-real-key"
 
@@ -32,14 +32,21 @@ def test_record_writes_the_body_and_never_the_request_or_its_headers():
 
     def answer(request):
         seen.append(request)
-        return httpx.Response(200, headers={"request-id": "req_1"}, content=b"event: ping\ndata: {}\n\n")
+        return httpx.Response(
+            200, headers={"request-id": "req_1"}, content=b"event: ping\ndata: {}\n\n"
+        )
 
     out = io.BytesIO()
-    assert record(out, api_key=SECRET, client=httpx.Client(transport=httpx.MockTransport(answer))) == 200
+    assert (
+        record(out, api_key=SECRET, client=httpx.Client(transport=httpx.MockTransport(answer)))
+        == 200
+    )
     assert out.getvalue() == b"event: ping\ndata: {}\n\n"
     assert seen[0].headers["x-api-key"] == SECRET  # the key was sent...
     assert b'"stream":true' in seen[0].content.replace(b" ", b"")
-    assert SECRET.encode() not in out.getvalue() and b"req_1" not in out.getvalue()  # ...and not written
+    assert (
+        SECRET.encode() not in out.getvalue() and b"req_1" not in out.getvalue()
+    )  # ...and not written
 
 
 def test_an_http_error_writes_nothing():
@@ -52,14 +59,20 @@ def test_an_http_error_writes_nothing():
 def test_recording_the_replay_server_gives_back_the_fixture(tmp_path):
     out = tmp_path / "stream.sse"
     with ReplayServer("fixture", pace=0.001) as server:
-        assert run(out, environ={"ANTHROPIC_API_KEY": SECRET, "ANTHROPIC_BASE_URL": server.url}) == 0
+        assert (
+            run(out, environ={"ANTHROPIC_API_KEY": SECRET, "ANTHROPIC_BASE_URL": server.url}) == 0
+        )
     assert out.read_bytes() == read_fixture("fixture")
     assert [path.name for path in tmp_path.iterdir()] == ["stream.sse"]
 
 
 def test_serve_passes_only_the_options_given(monkeypatch):
     calls = []
-    monkeypatch.setattr(streaming_lib.lab.server, "serve", lambda fixture, **options: calls.append((fixture, options)) or 0)
+    monkeypatch.setattr(
+        streaming_lib.lab.server,
+        "serve",
+        lambda fixture, **options: calls.append((fixture, options)) or 0,
+    )
     assert main(["serve"]) == 0
     assert main(["serve", "--fixture", "text_only", "--port", "9999", "--pace", "0.5"]) == 0
     assert calls == [("fixture", {}), ("text_only", {"port": 9999, "pace": 0.5})]

@@ -30,7 +30,13 @@ FIXTURE = read_fixture("fixture")
 FIRST_FIVE = b"".join(split_events(FIXTURE)[:5])  # message_start, block start, ping, two deltas
 # Line endings to rewrite a stream with, used in turn. No order puts a lone CR
 # right before a lone LF: the two would make a single CRLF.
-ENDINGS = {"LF": (b"\n",), "CRLF": (b"\r\n",), "CR": (b"\r",), "LF,CRLF": (b"\n", b"\r\n"), "CR,CRLF,LF": (b"\r", b"\r\n", b"\n")}
+ENDINGS = {
+    "LF": (b"\n",),
+    "CRLF": (b"\r\n",),
+    "CR": (b"\r",),
+    "LF,CRLF": (b"\n", b"\r\n"),
+    "CR,CRLF,LF": (b"\r", b"\r\n", b"\n"),
+}
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +62,9 @@ def with_endings(raw, endings):
 
 @pytest.mark.parametrize("endings", ENDINGS.values(), ids=ENDINGS)
 @pytest.mark.parametrize("name", fixture_names())
-def test_each_piece_holds_at_most_one_of_the_events_our_decoders_see_whatever_the_line_endings(name, endings):
+def test_each_piece_holds_at_most_one_of_the_events_our_decoders_see_whatever_the_line_endings(
+    name, endings
+):
     raw = with_endings(read_fixture(name), endings)
     pieces = split_events(raw)
     assert b"".join(pieces) == raw
@@ -113,7 +121,11 @@ def test_first_token_delay_is_added_before_the_first_content_block_delta_only(en
 
 
 def test_a_stream_without_deltas_gets_no_first_token_delay():
-    assert delays([b"event: ping\ndata: {}\n\n", b"event: message_stop\ndata: {}\n\n"], 0.5, first_token_delay=9.0) == [0.0, 0.5]
+    assert delays(
+        [b"event: ping\ndata: {}\n\n", b"event: message_stop\ndata: {}\n\n"],
+        0.5,
+        first_token_delay=9.0,
+    ) == [0.0, 0.5]
 
 
 # -- options of a request -------------------------------------------------------------------------
@@ -121,8 +133,16 @@ def test_a_stream_without_deltas_gets_no_first_token_delay():
 
 def test_the_query_string_wins_over_the_x_replay_header():
     query = {"error_after": "2"}
-    headers = {"x-replay-error-after": "7", "x-replay-first-token-delay": "1.5", "x-replay-fixture": "text_only"}
-    assert options_from(query, headers) == {"error_after": 2, "first_token_delay": 1.5, "fixture": "text_only"}
+    headers = {
+        "x-replay-error-after": "7",
+        "x-replay-first-token-delay": "1.5",
+        "x-replay-fixture": "text_only",
+    }
+    assert options_from(query, headers) == {
+        "error_after": 2,
+        "first_token_delay": 1.5,
+        "fixture": "text_only",
+    }
 
 
 @pytest.mark.parametrize(
@@ -145,7 +165,12 @@ def test_zero_and_a_minute_are_still_allowed():
 
 def test_the_source_is_bytes_as_given_an_sse_path_or_a_fixture_name():
     assert load_source(b"data: x\n\n") == b"data: x\n\n"
-    assert load_source(MAIN_FIXTURE) == load_source(str(MAIN_FIXTURE)) == load_source("fixture") == FIXTURE
+    assert (
+        load_source(MAIN_FIXTURE)
+        == load_source(str(MAIN_FIXTURE))
+        == load_source("fixture")
+        == FIXTURE
+    )
     with pytest.raises(ValueError, match="no such fixture"):
         load_source("nosuch")
 

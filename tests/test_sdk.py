@@ -14,14 +14,29 @@ from streaming_lib.tools.sdk import regenerate, verdict_text, write_atomically
 HALVES = b"".join(
     b"event: %s\ndata: %s\n\n" % (name.encode(), data.encode())
     for name, data in [
-        ("message_start", '{"type":"message_start","message":{"id":"msg_01Hv5","type":"message","role":"assistant",'
-         '"model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,'
-         '"usage":{"input_tokens":9,"output_tokens":1}}}'),
-        ("content_block_start", '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}'),
-        ("content_block_delta", '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Done \\ud83d"}}'),
-        ("content_block_delta", '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\\ude00 ok"}}'),
+        (
+            "message_start",
+            '{"type":"message_start","message":{"id":"msg_01Hv5","type":"message","role":"assistant",'
+            '"model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,'
+            '"usage":{"input_tokens":9,"output_tokens":1}}}',
+        ),
+        (
+            "content_block_start",
+            '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+        ),
+        (
+            "content_block_delta",
+            '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Done \\ud83d"}}',
+        ),
+        (
+            "content_block_delta",
+            '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\\ude00 ok"}}',
+        ),
         ("content_block_stop", '{"type":"content_block_stop","index":0}'),
-        ("message_delta", '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}'),
+        (
+            "message_delta",
+            '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}',
+        ),
         ("message_stop", '{"type":"message_stop"}'),
     ]
 )
@@ -34,7 +49,9 @@ def test_a_verdict_holding_lone_surrogates_is_written_as_valid_utf8_json(tmp_pat
     for path in written:
         text = path.read_bytes().decode("utf-8")  # strict: raises on anything UTF-8 cannot hold
         assert "message" in json.loads(text)
-    sdk_text = json.loads((tmp_path / "halves.sdk.json").read_text(encoding="utf-8"))["message"]["content"][0]["text"]
+    sdk_text = json.loads((tmp_path / "halves.sdk.json").read_text(encoding="utf-8"))["message"][
+        "content"
+    ][0]["text"]
     assert sdk_text == "Done 😀 ok"  # a JSON reader joins the escaped halves into one character
 
 
@@ -79,7 +96,7 @@ def test_an_atomic_write_replaces_the_file_whole_and_keeps_its_permissions(tmp_p
     target.write_text("old\n", encoding="utf-8")
     target.chmod(0o640)
     write_atomically(target, "név\n")
-    assert target.read_bytes() == "név\n".encode("utf-8")
+    assert target.read_bytes() == "név\n".encode()
     assert target.stat().st_mode & 0o777 == 0o640
     assert [path.name for path in tmp_path.iterdir()] == ["v.json"]
 
@@ -87,4 +104,7 @@ def test_an_atomic_write_replaces_the_file_whole_and_keeps_its_permissions(tmp_p
 def test_the_command_line_writes_both_verdicts_and_names_them(tmp_path, capsys):
     (tmp_path / "text_only.sse").write_bytes(read_fixture("text_only"))
     assert sdk.main(["regenerate", "--dir", str(tmp_path)]) == 0
-    assert capsys.readouterr().out.splitlines() == ["wrote text_only.sdk.json", "wrote text_only.expected.json"]
+    assert capsys.readouterr().out.splitlines() == [
+        "wrote text_only.sdk.json",
+        "wrote text_only.expected.json",
+    ]

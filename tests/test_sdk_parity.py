@@ -44,7 +44,8 @@ def test_a_timestamp_the_wire_sent_compares_as_the_same_string():
     raw = read_fixture().replace(
         b'"stop_reason":"tool_use","stop_sequence":null}',
         b'"stop_reason":"tool_use","stop_sequence":null,"container":'
-        + json.dumps({"id": "container_1", "expires_at": "2026-12-01T00:00:00Z"}).encode() + b"}",
+        + json.dumps({"id": "container_1", "expires_at": "2026-12-01T00:00:00Z"}).encode()
+        + b"}",
     )
     ours = accumulate(raw)
     assert ours["container"]["expires_at"] == "2026-12-01T00:00:00Z"

@@ -24,14 +24,20 @@ import pytest
 
 import streaming_lib.lab.network
 import streaming_lib.lab.server
-from streaming_lib import APIStreamError, EventDataError, IncompleteStreamError, accumulate, iter_sse
+from streaming_lib import (
+    APIStreamError,
+    EventDataError,
+    IncompleteStreamError,
+    accumulate,
+    iter_sse,
+)
 from streaming_lib.__main__ import main
-from streaming_lib.tools.fixtures import fixture_names, read_fixture
-from streaming_lib.lab.network import open_stream, timed_stream, until_dropped
-from streaming_lib.tools.sdk import compare_messages, sdk_final_message
 from streaming_lib.lab.api import DEFAULT_MODEL, SSE_CONTENT_TYPE, free_port
+from streaming_lib.lab.network import open_stream, timed_stream, until_dropped
 from streaming_lib.lab.replay_plan import OVERLOADED, split_events
 from streaming_lib.lab.server import GRACE, ReplayServer
+from streaming_lib.tools.fixtures import fixture_names, read_fixture
+from streaming_lib.tools.sdk import compare_messages, sdk_final_message
 
 PACE = 0.002  # fast: these tests check bytes and errors, not timing
 FIXTURE = read_fixture("fixture")
@@ -40,7 +46,13 @@ TEXT_AFTER_FIVE = "找到原因了："
 REPO = Path(__file__).resolve().parent.parent
 # Line endings to rewrite a stream with, used in turn. No order puts a lone CR
 # right before a lone LF: the two would make a single CRLF.
-ENDINGS = {"LF": (b"\n",), "CRLF": (b"\r\n",), "CR": (b"\r",), "LF,CRLF": (b"\n", b"\r\n"), "CR,CRLF,LF": (b"\r", b"\r\n", b"\n")}
+ENDINGS = {
+    "LF": (b"\n",),
+    "CRLF": (b"\r\n",),
+    "CR": (b"\r",),
+    "LF,CRLF": (b"\n", b"\r\n"),
+    "CR,CRLF,LF": (b"\r", b"\r\n", b"\n"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +85,11 @@ def sdk_client(url):
 
 
 def sdk_stream(client, **options):
-    request = {"model": DEFAULT_MODEL, "max_tokens": 1024, "messages": [{"role": "user", "content": "fix calc.py"}]}
+    request = {
+        "model": DEFAULT_MODEL,
+        "max_tokens": 1024,
+        "messages": [{"role": "user", "content": "fix calc.py"}],
+    }
     return client.messages.stream(**request, **options)
 
 
@@ -106,7 +122,9 @@ def test_the_replay_sends_the_headers_of_the_real_api(server):
 
 def test_request_ids_count_the_requests():
     with ReplayServer(pace=PACE) as fresh:
-        ids = [httpx.post(fresh.url + "/v1/messages", json={}).headers["request-id"] for _ in range(2)]
+        ids = [
+            httpx.post(fresh.url + "/v1/messages", json={}).headers["request-id"] for _ in range(2)
+        ]
         assert fresh.requests == 2
     assert ids == ["req_replay_0001", "req_replay_0002"]
 
@@ -122,7 +140,9 @@ def test_without_stream_the_reply_is_the_final_message_as_json(server):
     assert reply.headers["content-type"] == "application/json"
     assert reply.json() == accumulate(FIXTURE)
     with sdk_client(server.url) as client:
-        created = client.messages.create(model=DEFAULT_MODEL, max_tokens=1, messages=[{"role": "user", "content": "x"}])
+        created = client.messages.create(
+            model=DEFAULT_MODEL, max_tokens=1, messages=[{"role": "user", "content": "x"}]
+        )
     assert compare_messages(reply.json(), created.to_dict()) == []
 
 
@@ -142,28 +162,35 @@ def test_the_server_replays_any_sse_file_given_by_its_path(tmp_path):
 # A text split between two deltas inside a UTF-16 surrogate pair (each delta's
 # JSON holds one escaped half), and the same with the second half missing.
 SPLIT_PAIR = read_fixture("text_only").replace(
-    b'"text":"A stream', b'"text":"\\ud83d"}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\\ude00A stream', 1
+    b'"text":"A stream',
+    b'"text":"\\ud83d"}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\\ude00A stream',
+    1,
 )
 LONE_HALF = read_fixture("text_only").replace(b'"text":"A stream', b'"text":"\\ud83dA stream', 1)
 
 
 def test_a_stream_splitting_a_surrogate_pair_is_served_as_valid_json_with_the_character_whole():
-    assert SPLIT_PAIR != read_fixture("text_only")
+    assert read_fixture("text_only") != SPLIT_PAIR
     with ReplayServer(SPLIT_PAIR, pace=0) as running:
         reply = httpx.post(running.url + "/v1/messages", json={"stream": False})
         with sdk_client(running.url) as client:
-            created = client.messages.create(model="m", max_tokens=1, messages=[{"role": "user", "content": "x"}])
+            created = client.messages.create(
+                model="m", max_tokens=1, messages=[{"role": "user", "content": "x"}]
+            )
         with open_stream(running.url) as response:
             assert response.status_code == 200 and b"".join(response.iter_bytes()) == SPLIT_PAIR
     assert reply.status_code == 200 and reply.content.isascii()
     text = json.loads(reply.content)["content"][0]["text"]
-    assert text.startswith("\U0001F600A stream") and text.encode("utf-8")
+    assert text.startswith("\U0001f600A stream") and text.encode("utf-8")
     assert created.to_dict()["content"][0]["text"] == text
 
 
 def test_a_lone_surrogate_in_the_message_or_in_an_error_still_gets_json_never_a_500():
     error_event = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"\\udc00"}}\n\n'
-    for raw, status in ((LONE_HALF, 200), (LONE_HALF.split(b"event: message_stop")[0] + error_event, 529)):
+    for raw, status in (
+        (LONE_HALF, 200),
+        (LONE_HALF.split(b"event: message_stop")[0] + error_event, 529),
+    ):
         with ReplayServer(raw, pace=0) as running:
             reply = httpx.post(running.url + "/v1/messages", json={"stream": False})
         assert reply.status_code == status and reply.content.isascii()
@@ -171,8 +198,13 @@ def test_a_lone_surrogate_in_the_message_or_in_an_error_still_gets_json_never_a_
 
 
 def test_a_bad_option_is_an_invalid_request_error(server):
-    assert refusal(server, params={"error_after": "soon"}) == "error_after='soon': expected a whole number, 0 or more"
-    assert refusal(server, params={"fixture": "../pyproject"}).startswith("fixture='../pyproject': no such fixture")
+    assert (
+        refusal(server, params={"error_after": "soon"})
+        == "error_after='soon': expected a whole number, 0 or more"
+    )
+    assert refusal(server, params={"fixture": "../pyproject"}).startswith(
+        "fixture='../pyproject': no such fixture"
+    )
 
 
 def test_a_negative_count_is_refused_rather_than_read_as_a_slice_from_the_end(server):
@@ -182,8 +214,13 @@ def test_a_negative_count_is_refused_rather_than_read_as_a_slice_from_the_end(se
 
 
 def test_a_delay_that_is_negative_infinite_nan_or_over_a_minute_is_refused(server):
-    for name, value in itertools.product(["pace", "first_token_delay", "hold_open"], ["-0.1", "inf", "-inf", "nan", "60.5", "1e9"]):
-        assert refusal(server, params={name: value}) == f"{name}={value!r}: expected a number of seconds from 0 to 60"
+    for name, value in itertools.product(
+        ["pace", "first_token_delay", "hold_open"], ["-0.1", "inf", "-inf", "nan", "60.5", "1e9"]
+    ):
+        assert (
+            refusal(server, params={name: value})
+            == f"{name}={value!r}: expected a number of seconds from 0 to 60"
+        )
 
 
 def test_a_replay_server_refuses_the_same_paces():
@@ -210,7 +247,9 @@ def test_serve_with_an_unknown_fixture_lists_the_fixtures_and_exits_with_status_
 def test_another_method_gets_the_apis_json_405(server):
     reply = httpx.get(server.url + "/v1/messages")
     assert (reply.status_code, reply.headers["allow"]) == (405, "POST")
-    assert reply.json()["type"] == "error" and reply.json()["error"]["type"] == "invalid_request_error"
+    assert (
+        reply.json()["type"] == "error" and reply.json()["error"]["type"] == "invalid_request_error"
+    )
     assert reply.json()["error"]["message"].startswith("GET /v1/messages: Method Not Allowed")
     assert reply.headers["request-id"].startswith("req_replay_")
 
@@ -229,7 +268,11 @@ def test_error_after_k_sends_an_overloaded_error_after_event_k(server):
     with open_stream(server.url, params={"error_after": 5}) as response:
         with pytest.raises(APIStreamError) as caught:
             accumulate(response.iter_bytes())
-    assert (caught.value.error_type, caught.value.retryable, caught.value.event_number) == ("overloaded_error", True, 6)
+    assert (caught.value.error_type, caught.value.retryable, caught.value.event_number) == (
+        "overloaded_error",
+        True,
+        6,
+    )
     assert caught.value.partial["content"][0]["text"] == TEXT_AFTER_FIVE
 
 
@@ -264,7 +307,9 @@ def test_timed_stream_keeps_the_error_and_the_partial_message_of_each_fault(serv
     cut = timed_stream(server.url, params={"drop_at": len(FIRST_FIVE) + 20})
     assert isinstance(failed.error, APIStreamError) and failed.dropped is None
     assert isinstance(cut.error, IncompleteStreamError) and "incomplete chunked read" in cut.dropped
-    assert failed.message["content"][0]["text"] == cut.message["content"][0]["text"] == TEXT_AFTER_FIVE
+    assert (
+        failed.message["content"][0]["text"] == cut.message["content"][0]["text"] == TEXT_AFTER_FIVE
+    )
 
 
 def test_timed_stream_keeps_bad_data_as_an_error_with_the_message_so_far():
@@ -278,7 +323,12 @@ def test_timed_stream_keeps_bad_data_as_an_error_with_the_message_so_far():
 
 def test_first_token_delay_holds_back_only_the_first_delta(server):
     timed = timed_stream(server.url, params={"first_token_delay": 0.3})
-    assert timed.event_types[:4] == ["message_start", "content_block_start", "ping", "content_block_delta"]
+    assert timed.event_types[:4] == [
+        "message_start",
+        "content_block_start",
+        "ping",
+        "content_block_delta",
+    ]
     assert timed.event_times[2] < 0.2  # the events before it came at once
     assert timed.time_to_first_token == timed.event_times[3] >= 0.3
     assert timed.event_times[-1] - timed.time_to_first_token < 0.3  # the rest at the normal pace
@@ -296,9 +346,15 @@ def test_first_token_delay_works_with_cr_or_mixed_line_endings_and_the_bytes_sta
 
 def test_the_real_sdk_sees_each_fault_too(server):
     with sdk_client(server.url) as client:
-        with sdk_stream(client, extra_query={"error_after": 5}) as stream, pytest.raises(anthropic.APIStatusError):
+        with (
+            sdk_stream(client, extra_query={"error_after": 5}) as stream,
+            pytest.raises(anthropic.APIStatusError),
+        ):
             stream.get_final_message()
-        with sdk_stream(client, extra_headers={"x-replay-drop-at": "300"}) as stream, pytest.raises(httpx2.RemoteProtocolError):
+        with (
+            sdk_stream(client, extra_headers={"x-replay-drop-at": "300"}) as stream,
+            pytest.raises(httpx2.RemoteProtocolError),
+        ):
             stream.get_final_message()  # the SDK's own httpx fork reports the cut as httpx does
 
 
@@ -317,7 +373,9 @@ def test_interrupting_keeps_the_partial_message_and_the_server_sees_the_disconne
 def test_a_stream_read_to_the_end_is_not_a_disconnect(server):
     before = server.disconnects
     timed_stream(server.url)
-    timed_stream(server.url, params={"drop_at": 100})  # the server hanging up is not the client leaving
+    timed_stream(
+        server.url, params={"drop_at": 100}
+    )  # the server hanging up is not the client leaving
     assert not server.wait_for_disconnects(before + 1, timeout=0.3)
 
 
@@ -340,7 +398,9 @@ def start_serve(*options):
     """`python -m streaming_lib serve` on a free port, in a process of its own: (process, url) once it listens."""
     port = free_port()
     command = [sys.executable, "-m", "streaming_lib", "serve", "--port", str(port), *options]
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     deadline = time.monotonic() + 20
     while True:
         try:
@@ -354,7 +414,9 @@ def start_serve(*options):
 
 
 @pytest.mark.parametrize("presses", [1, 2], ids=["once", "twice"])
-def test_ctrl_c_with_a_stream_open_stops_the_server_and_cuts_the_stream_without_a_traceback(presses):
+def test_ctrl_c_with_a_stream_open_stops_the_server_and_cuts_the_stream_without_a_traceback(
+    presses,
+):
     process, url = start_serve("--pace", "5")  # the whole stream would take minutes
     try:
         with open_stream(url) as response:
@@ -363,7 +425,9 @@ def test_ctrl_c_with_a_stream_open_stops_the_server_and_cuts_the_stream_without_
             for _ in range(presses):
                 process.send_signal(signal.SIGINT)
                 time.sleep(0.2)
-            output = process.communicate(timeout=GRACE + 5)[0]  # once: after GRACE seconds; twice: at once
+            output = process.communicate(timeout=GRACE + 5)[
+                0
+            ]  # once: after GRACE seconds; twice: at once
             list(until_dropped(chunks, dropped))
     finally:
         if process.poll() is None:

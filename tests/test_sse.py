@@ -158,10 +158,11 @@ def test_leading_zeros_do_not_make_a_retry_too_long():
 
 # -- a limit on an event's data (ours: hostile input must not fill memory) -------
 
+
 def test_a_data_line_that_takes_the_data_buffer_past_the_limit_is_refused():
     decoder = SSEDecoder(max_event_bytes=8)
-    decoder.feed_line("data: abc")   # 4 bytes: "abc" and its LF
-    decoder.feed_line("data: é")     # 3 more: "é" is 2 bytes in UTF-8
+    decoder.feed_line("data: abc")  # 4 bytes: "abc" and its LF
+    decoder.feed_line("data: é")  # 3 more: "é" is 2 bytes in UTF-8
     with pytest.raises(SizeLimitError) as caught:
         decoder.feed_line("data: xy")
     assert caught.value.limit == 8 and caught.value.offset is None
@@ -170,7 +171,9 @@ def test_a_data_line_that_takes_the_data_buffer_past_the_limit_is_refused():
 
 def test_an_event_whose_data_buffer_is_exactly_the_limit_is_dispatched():
     text = "data:abc\ndata:é\ndata:\n\n"  # 4 + 3 + 1 bytes, and no line longer than 8 bytes
-    assert list(parse_sse(text.split("\n"), max_event_bytes=8)) == [ServerSentEvent(data="abc\né\n")]
+    assert list(parse_sse(text.split("\n"), max_event_bytes=8)) == [
+        ServerSentEvent(data="abc\né\n")
+    ]
     assert list(iter_sse([text.encode()], max_event_bytes=8)) == [ServerSentEvent(data="abc\né\n")]
 
 
@@ -217,11 +220,15 @@ def test_an_event_of_many_data_lines_is_the_same_whatever_the_chunks():
 # Each stream is the spec's, byte for byte; each is read whole and in 1, 2 and 7-byte
 # chunks, by the plain stages (`streaming_lib.sse.iter_sse`) and by the fast path.
 
+
 def every_reading(raw: bytes) -> list[list[ServerSentEvent]]:
     from streaming_lib.sse import iter_sse as plain_iter_sse
 
-    return [list(read(chunks)) for read in (iter_sse, plain_iter_sse)
-            for chunks in ([raw], chunked(raw, 1), chunked(raw, 2), chunked(raw, 7))]
+    return [
+        list(read(chunks))
+        for read in (iter_sse, plain_iter_sse)
+        for chunks in ([raw], chunked(raw, 1), chunked(raw, 2), chunked(raw, 7))
+    ]
 
 
 def spec_example_gives(raw: bytes, expected: list[ServerSentEvent]) -> None:
@@ -232,7 +239,9 @@ def spec_example_gives(raw: bytes, expected: list[ServerSentEvent]) -> None:
 def test_spec_example_the_three_data_lines_of_one_block_make_one_event_yhoo_plus_2_10():
     # "would cause an event message ... The event's data attribute would contain
     # the string "YHOO\n+2\n10"".
-    spec_example_gives(b"data: YHOO\ndata: +2\ndata: 10\n\n", [ServerSentEvent("message", "YHOO\n+2\n10")])
+    spec_example_gives(
+        b"data: YHOO\ndata: +2\ndata: 10\n\n", [ServerSentEvent("message", "YHOO\n+2\n10")]
+    )
 
 
 def test_spec_example_test_stream_a_comment_fires_nothing_id_sets_then_resets_the_last_event_id():
@@ -240,12 +249,22 @@ def test_spec_example_test_stream_a_comment_fires_nothing_id_sets_then_resets_th
     # (whose "id" field with no value resets it to the empty string), and " third event"
     # with its leading space; the last block has no blank line after it, so fires nothing...
     raw = b": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n"
-    spec_example_gives(raw, [ServerSentEvent("message", "first event", "1"),
-                             ServerSentEvent("message", "second event", "")])
+    spec_example_gives(
+        raw,
+        [
+            ServerSentEvent("message", "first event", "1"),
+            ServerSentEvent("message", "second event", ""),
+        ],
+    )
     # ...and with the blank line it fires " third event", the single leading space kept.
-    spec_example_gives(raw + b"\n", [ServerSentEvent("message", "first event", "1"),
-                                     ServerSentEvent("message", "second event", ""),
-                                     ServerSentEvent("message", " third event", "")])
+    spec_example_gives(
+        raw + b"\n",
+        [
+            ServerSentEvent("message", "first event", "1"),
+            ServerSentEvent("message", "second event", ""),
+            ServerSentEvent("message", " third event", ""),
+        ],
+    )
 
 
 def test_spec_example_data_data_data_a_bare_data_line_is_the_empty_string_and_two_make_one_newline():
@@ -255,8 +274,14 @@ def test_spec_example_data_data_data_a_bare_data_line_is_the_empty_string_and_tw
     # is not followed by a blank line."
     raw = b"data\n\ndata\ndata\n\ndata:"
     spec_example_gives(raw, [ServerSentEvent("message", ""), ServerSentEvent("message", "\n")])
-    spec_example_gives(raw + b"\n\n", [ServerSentEvent("message", ""), ServerSentEvent("message", "\n"),
-                                       ServerSentEvent("message", "")])
+    spec_example_gives(
+        raw + b"\n\n",
+        [
+            ServerSentEvent("message", ""),
+            ServerSentEvent("message", "\n"),
+            ServerSentEvent("message", ""),
+        ],
+    )
 
 
 def test_spec_example_data_test_with_and_without_the_space_fires_two_identical_events():

@@ -10,12 +10,25 @@ import tracemalloc
 import pytest
 
 from benchmarks.streams import text_stream
-from streaming_lib import LineDecoder, MessageAccumulator, PartialJSONError, SSEDecoder, StreamError, accumulate
-from streaming_lib.events import decode_event
-from streaming_lib.events import load_json
-from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
+from streaming_lib import (
+    LineDecoder,
+    MessageAccumulator,
+    PartialJSONError,
+    SSEDecoder,
+    StreamError,
+    accumulate,
+)
+from streaming_lib.events import decode_event, load_json
 from streaming_lib.partial_json import parse_partial_json
-from streaming_lib.tools.stepper import EVENT_BY_EVENT, StreamStepper, chunk_plan, compute_frames, frame_at, static_html
+from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
+from streaming_lib.tools.stepper import (
+    EVENT_BY_EVENT,
+    StreamStepper,
+    chunk_plan,
+    compute_frames,
+    frame_at,
+    static_html,
+)
 from streaming_lib.tools.stepper import frames as stepper_frames
 from streaming_lib.tools.stepper import html as stepper_html
 from streaming_lib.tools.stepper.html import ByteTokens, byte_tokens, page_data, render_panels
@@ -35,14 +48,21 @@ def from_scratch(chunks: list[bytes]) -> tuple[LineDecoder, SSEDecoder, MessageA
     for chunk in chunks:
         for line in lines.feed(chunk):
             event = sse.feed_line(line)
-            if event is not None and (decoded := decode_event(event, acc.event_number + 1)) is not None:
+            if (
+                event is not None
+                and (decoded := decode_event(event, acc.event_number + 1)) is not None
+            ):
                 acc.feed(decoded)
     return lines, sse, acc
 
 
 def step_of_offset(stepper: StreamStepper, offset: int) -> int:
     """The step whose chunk delivers byte `offset`."""
-    return next(frame.step for frame in stepper.frames if frame.kind == "chunk" and frame.start <= offset < frame.end)
+    return next(
+        frame.step
+        for frame in stepper.frames
+        if frame.kind == "chunk" and frame.start <= offset < frame.end
+    )
 
 
 # -- frames ---------------------------------------------------------------------------
@@ -56,13 +76,19 @@ def test_every_step_shows_what_the_stages_hold_after_the_same_chunks_fed_afresh(
         lines, sse, acc = from_scratch(chunks[:step])
         frame = stepper.frame
         assert frame.pending == lines.pending == RAW[: 7 * step].rsplit(b"\n", 1)[-1]
-        assert (frame.event_type, list(frame.data_lines), frame.last_event_id) == (sse.event_type, sse.data_lines, sse.last_event_id)
+        assert (frame.event_type, list(frame.data_lines), frame.last_event_id) == (
+            sse.event_type,
+            sse.data_lines,
+            sse.last_event_id,
+        )
         assert frame.content == (acc.message["content"] if acc.message else None)
 
 
 def test_the_frames_are_a_start_one_per_chunk_and_the_end_of_stream():
     frames = compute_frames(RAW, 7)
-    assert [frame.kind for frame in frames] == ["start"] + ["chunk"] * len(chunked(RAW, 7)) + ["end"]
+    assert [frame.kind for frame in frames] == ["start"] + ["chunk"] * len(chunked(RAW, 7)) + [
+        "end"
+    ]
     assert [frame.step for frame in frames] == list(range(len(frames)))
     assert frames[0].end == 0 and frames[-1].end == len(RAW)
 
@@ -77,16 +103,22 @@ def test_a_chunk_boundary_inside_a_cjk_character_leaves_its_first_bytes_pending(
     # Find, independently, the first 7-byte boundary that falls inside a multi-byte character.
     text = RAW.decode()
     wide = [(len(text[:i].encode()), char) for i, char in enumerate(text) if len(char.encode()) > 1]
-    start, char, cut = next((s, ch, c) for s, ch in wide for c in range(7, len(RAW), 7) if s < c < s + len(ch.encode()))
+    start, char, cut = next(
+        (s, ch, c) for s, ch in wide for c in range(7, len(RAW), 7) if s < c < s + len(ch.encode())
+    )
     stepper = StreamStepper(chunk_size=7)
     stepper.slider.value = cut // 7
     frame = stepper.frame
     assert frame.end == cut
     assert frame.pending.endswith(RAW[start:cut])
     assert frame.partial_char == RAW[start:cut]
-    assert frame.pending.decode(errors="replace").endswith("\ufffd")  # half a character does not decode
+    assert frame.pending.decode(errors="replace").endswith(
+        "\ufffd"
+    )  # half a character does not decode
     split = "".join(f"\\x{byte:02x}" for byte in RAW[start:cut])
-    assert re.sub("<[^>]+>", "", stepper.panels.value.split('class="ss-split">', 1)[1]).startswith(split)
+    assert re.sub("<[^>]+>", "", stepper.panels.value.split('class="ss-split">', 1)[1]).startswith(
+        split
+    )
     stepper.slider.value += 1  # the next chunk brings the rest of the character
     assert char.encode() in stepper.frame.pending
 
@@ -99,7 +131,9 @@ def test_a_crlf_split_between_two_chunks_ends_one_line_not_two():
     assert split.after_cr and split.pending == b""
     assert split.lines and split.lines[-1] == raw[: split.end - 1].rsplit(b"\n", 1)[-1].decode()
     assert not after.after_cr or raw[after.end - 1 : after.end] == b"\r"
-    assert "" not in after.lines or raw[after.start : after.start + 3] == b"\n\r\n"  # the LF only completes the CRLF
+    assert (
+        "" not in after.lines or raw[after.start : after.start + 3] == b"\n\r\n"
+    )  # the LF only completes the CRLF
     assert frames[-1].content == compute_frames(RAW, 7)[-1].content
 
 
@@ -118,16 +152,25 @@ def test_event_by_event_mode_keeps_an_unfinished_last_event_as_a_last_chunk():
 
 def test_a_tool_block_shows_its_buffer_whether_it_parses_and_its_partial_value():
     frames = compute_frames(RAW, EVENT_BY_EVENT)
-    previews = [(f.tools[0]["raw"], f.tools[0]["parses"], f.tools[0]["partial"]) for f in frames if f.tools]
+    previews = [
+        (f.tools[0]["raw"], f.tools[0]["parses"], f.tools[0]["partial"]) for f in frames if f.tools
+    ]
     assert ('{"path": "ca', False, {"path": "ca"}) in previews
-    assert previews[-1][1] is True and previews[-1][2] == {"path": "calc.py", "content": "def add(a, b):\n    return a + b\n"}
+    assert previews[-1][1] is True and previews[-1][2] == {
+        "path": "calc.py",
+        "content": "def add(a, b):\n    return a + b\n",
+    }
     first = next(f for f in frames if f.tools)
     assert first.tools[0]["preview"] == "empty" and first.tools[0]["raw"] == ""
 
 
 def test_stop_reason_and_usage_arrive_with_message_delta():
     frames = compute_frames(RAW, EVENT_BY_EVENT)
-    delta = next(f for f in frames if f.events and json.loads(f.events[-1]["data"])["type"] == "message_delta")
+    delta = next(
+        f
+        for f in frames
+        if f.events and json.loads(f.events[-1]["data"])["type"] == "message_delta"
+    )
     before = frames[delta.step - 1]
     assert (before.stop_reason, before.usage["output_tokens"]) == (None, 1)
     assert (delta.stop_reason, delta.usage["output_tokens"]) == ("tool_use", 58)
@@ -156,10 +199,19 @@ def reference_states(raw, chunk_size):
                 parses = False
             tools.append((index, buffers[index], parses, partial, index in acc.stopped))
         return {
-            "pending": lines.pending, "after_cr": lines.after_cr, "lines": tuple(completed),
-            "event_type": sse.event_type, "data_lines": tuple(sse.data_lines), "last_event_id": sse.last_event_id,
-            "retry": sse.retry, "events": dispatched, "content": copy.deepcopy(message["content"]) if message else None,
-            "stopped": tuple(sorted(acc.stopped)), "tools": tools, "complete": acc.complete, "error": error,
+            "pending": lines.pending,
+            "after_cr": lines.after_cr,
+            "lines": tuple(completed),
+            "event_type": sse.event_type,
+            "data_lines": tuple(sse.data_lines),
+            "last_event_id": sse.last_event_id,
+            "retry": sse.retry,
+            "events": dispatched,
+            "content": copy.deepcopy(message["content"]) if message else None,
+            "stopped": tuple(sorted(acc.stopped)),
+            "tools": tools,
+            "complete": acc.complete,
+            "error": error,
         }
 
     states.append(state((), None))
@@ -187,17 +239,41 @@ def reference_states(raw, chunk_size):
 def frame_state(frame):
     tools = [(t["index"], t["raw"], t["parses"], t["partial"], t["stopped"]) for t in frame.tools]
     return {
-        "pending": frame.pending, "after_cr": frame.after_cr, "lines": frame.lines, "event_type": frame.event_type,
-        "data_lines": frame.data_lines, "last_event_id": frame.last_event_id, "retry": frame.retry,
-        "events": len(frame.events), "content": frame.content, "stopped": frame.stopped, "tools": tools,
-        "complete": frame.complete, "error": frame.error,
+        "pending": frame.pending,
+        "after_cr": frame.after_cr,
+        "lines": frame.lines,
+        "event_type": frame.event_type,
+        "data_lines": frame.data_lines,
+        "last_event_id": frame.last_event_id,
+        "retry": frame.retry,
+        "events": len(frame.events),
+        "content": frame.content,
+        "stopped": frame.stopped,
+        "tools": tools,
+        "complete": frame.complete,
+        "error": frame.error,
     }
 
 
-@pytest.mark.parametrize("name", ["fixture", "crlf", "cjk_emoji", "two_tools", "sse_fields", "bad_tool_json", "error_mid_stream"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "fixture",
+        "crlf",
+        "cjk_emoji",
+        "two_tools",
+        "sse_fields",
+        "bad_tool_json",
+        "error_mid_stream",
+    ],
+)
 @pytest.mark.parametrize("chunk_size", [1, 2, 7, EVENT_BY_EVENT])
-def test_frames_asked_in_any_order_equal_the_stages_fed_from_step_0_in_a_plain_loop(monkeypatch, name, chunk_size):
-    monkeypatch.setattr(stepper_frames, "CHECKPOINT_STEPS", 5)  # many checkpoints: most frames resume from one
+def test_frames_asked_in_any_order_equal_the_stages_fed_from_step_0_in_a_plain_loop(
+    monkeypatch, name, chunk_size
+):
+    monkeypatch.setattr(
+        stepper_frames, "CHECKPOINT_STEPS", 5
+    )  # many checkpoints: most frames resume from one
     raw = read_fixture(name)
     expected = reference_states(raw, chunk_size)
     lazy = compute_frames(raw, chunk_size)
@@ -212,15 +288,30 @@ def test_frames_asked_in_any_order_equal_the_stages_fed_from_step_0_in_a_plain_l
 def test_frame_at_gives_the_state_at_a_known_step_of_the_course_fixture():
     frame = frame_at(RAW, 7, 87)  # bytes 602-609: the chunk ends inside 找 (e6 89 be)
     assert (frame.kind, frame.start, frame.end) == ("chunk", 602, 609)
-    assert frame.pending == b'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\xe6\x89'
+    assert (
+        frame.pending
+        == b'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\xe6\x89'
+    )
     assert frame.partial_char == "找".encode()[:2]
     assert (frame.event_type, frame.data_lines, frame.lines) == ("content_block_delta", (), ())
-    assert [event["event"] for event in frame.events] == ["message_start", "content_block_start", "ping"]
+    assert [event["event"] for event in frame.events] == [
+        "message_start",
+        "content_block_start",
+        "ping",
+    ]
     assert frame.content == [{"type": "text", "text": ""}] and frame.tools == ()
-    tool = frame_at(RAW, EVENT_BY_EVENT, 12).tools[0]  # the first fragment of the tool input has arrived
+    tool = frame_at(RAW, EVENT_BY_EVENT, 12).tools[
+        0
+    ]  # the first fragment of the tool input has arrived
     assert (tool["raw"], tool["parses"], tool["partial"]) == ('{"path": "ca', False, {"path": "ca"})
     last = frame_at(RAW, 7, -1)  # the end of the stream: the connection closed
-    assert (last.kind, last.step, last.end, last.complete, last.error) == ("end", len(chunked(RAW, 7)) + 1, len(RAW), True, None)
+    assert (last.kind, last.step, last.end, last.complete, last.error) == (
+        "end",
+        len(chunked(RAW, 7)) + 1,
+        len(RAW),
+        True,
+        None,
+    )
     with pytest.raises(IndexError):
         frame_at(RAW, 7, len(chunked(RAW, 7)) + 2)
 
@@ -235,7 +326,9 @@ def test_a_long_capture_at_1_byte_chunks_holds_a_small_multiple_of_its_size():
     finally:
         tracemalloc.stop()
     assert len(lazy) == len(raw) + 2 and last.complete and middle.end == len(lazy) // 2
-    assert peak < 10 * len(raw)  # a frame per step, each with its pending line, would be thousands of times more
+    assert peak < 10 * len(
+        raw
+    )  # a frame per step, each with its pending line, would be thousands of times more
 
 
 # -- the bytes' characters ----------------------------------------------------------
@@ -288,12 +381,21 @@ def test_a_page_with_more_steps_than_it_holds_keeps_evenly_spaced_ones_and_says_
     page = StreamStepper(chunk_size=7).to_html()
     plan = embedded_data(page)["plans"][0]
     steps = [row[1] for row in plan["frames"]]
-    assert len(steps) == 20 and steps[0] == 0 and steps[-1] == len(lazy) - 1 and steps == sorted(set(steps))
+    assert (
+        len(steps) == 20
+        and steps[0] == 0
+        and steps[-1] == len(lazy) - 1
+        and steps == sorted(set(steps))
+    )
     assert plan["last"] == len(lazy) - 1
-    assert plan["note"] == f"This page holds 20 of the stream's {len(lazy):,} steps, evenly spaced; " \
+    assert (
+        plan["note"] == f"This page holds 20 of the stream's {len(lazy):,} steps, evenly spaced; "
         "the stepper widget in a notebook (StreamStepper) shows every step."
+    )
     assert 'max="19"' in page
-    assert embedded_data(StreamStepper(chunk_size=EVENT_BY_EVENT).to_html())["plans"][0]["note"] == ""  # 20 steps: all held
+    assert (
+        embedded_data(StreamStepper(chunk_size=EVENT_BY_EVENT).to_html())["plans"][0]["note"] == ""
+    )  # 20 steps: all held
 
 
 # -- failures ---------------------------------------------------------------------------
@@ -306,7 +408,10 @@ def test_an_error_event_shows_at_the_step_whose_chunk_ends_it_and_is_the_last_st
     error_end = cut + len(ERROR_EVENT)
     expected_step = -(-error_end // 7)  # the chunk holding the blank line after `data:`
     assert frames[-1].step == expected_step
-    assert frames[-1].error == {"type": "APIStreamError", "message": "event 6: overloaded_error: Overloaded"}
+    assert frames[-1].error == {
+        "type": "APIStreamError",
+        "message": "event 6: overloaded_error: Overloaded",
+    }
     assert all(frame.error is None for frame in frames[:-1])
     assert frames[-1].content[0]["text"] == "找到原因了："  # the partial message is still on screen
 
@@ -324,11 +429,15 @@ def test_tool_json_with_a_stray_brace_previews_fine_but_fails_once_the_stream_ha
     raw = RAW.replace(b'"turn a + b\\\\n\\"}"', b'"turn a + b\\\\n\\"}}"')
     assert raw != RAW
     last = compute_frames(raw, EVENT_BY_EVENT)[-1]
-    assert last.error["type"] == "ToolInputJSONError"  # judged after message_stop brought stop_reason tool_use
+    assert (
+        last.error["type"] == "ToolInputJSONError"
+    )  # judged after message_stop brought stop_reason tool_use
     assert json.loads(last.events[-1]["data"])["type"] == "message_stop"
     tool = last.tools[0]
     assert tool["parses"] is False  # json.loads: "Extra data"
-    assert tool["partial"]["path"] == "calc.py"  # the partial parser ignores what follows a complete value
+    assert (
+        tool["partial"]["path"] == "calc.py"
+    )  # the partial parser ignores what follows a complete value
 
 
 def test_tool_json_that_is_no_json_prefix_loses_its_preview_at_once():
@@ -390,7 +499,9 @@ def test_the_panels_escape_what_the_stream_says():
 
 def test_non_printable_bytes_are_shown_as_their_escapes():
     assert byte_tokens(b"a\r\n")[:2] == ["a", '<span class="ss-esc">\\r</span>']
-    assert byte_tokens("原".encode())[0] == '<span class="ss-esc ss-u8" title="U+539F 原">\\xe5</span>'
+    assert (
+        byte_tokens("原".encode())[0] == '<span class="ss-esc ss-u8" title="U+539F 原">\\xe5</span>'
+    )
     assert byte_tokens(b"\xff") == ['<span class="ss-esc">\\xff</span>']
 
 
@@ -425,7 +536,9 @@ def test_the_source_may_be_bytes_a_path_or_a_fixture_name():
 
 
 def embedded_data(page: str):
-    payload = re.search(r'<script type="application/json" class="ss-data">(.*?)</script>', page, re.S).group(1)
+    payload = re.search(
+        r'<script type="application/json" class="ss-data">(.*?)</script>', page, re.S
+    ).group(1)
     return json.loads(payload)
 
 
@@ -443,8 +556,14 @@ def test_the_static_page_embeds_every_frame_and_loads_nothing_from_outside(tmp_p
 
 def test_the_static_page_can_offer_several_chunk_sizes():
     page = StreamStepper().to_html(chunk_sizes=(7, 1, EVENT_BY_EVENT))
-    assert [plan["label"] for plan in embedded_data(page)["plans"]] == ["7 bytes", "1 byte", "event by event"]
-    assert '<select class="ss-plan" autocomplete="off">' in page  # Back must not restore it behind the script
+    assert [plan["label"] for plan in embedded_data(page)["plans"]] == [
+        "7 bytes",
+        "1 byte",
+        "event by event",
+    ]
+    assert (
+        '<select class="ss-plan" autocomplete="off">' in page
+    )  # Back must not restore it behind the script
 
 
 def test_the_embedded_json_cannot_end_its_script_early():
@@ -473,7 +592,10 @@ def test_where_scripts_cannot_run_the_static_page_shows_a_note_not_dead_controls
     # A notebook opened from disk (untrusted) drops <script> and <style> from its
     # saved HTML, but keeps inline styles: the controls stay hidden, the note shows.
     html = StreamStepper()._repr_mimebundle_()["text/html"]
-    note, live = html.index('<p class="ss-noscript">'), html.index('<div class="ss-live" style="display: none">')
+    note, live = (
+        html.index('<p class="ss-noscript">'),
+        html.index('<div class="ss-live" style="display: none">'),
+    )
     assert note < live < html.index('class="ss-slider"') and "Shift+Enter" in html[note:live]
 
 
@@ -484,7 +606,10 @@ def test_the_standalone_page_says_it_needs_javascript_not_to_run_a_cell():
 
 def test_static_returns_an_html_display_object():
     shown = StreamStepper.static("fixture", chunk_sizes=(7, 64))
-    assert shown.data.startswith('<div class="ss-root ss-static"') and "Stream stepper · fixture.sse" in shown.data
+    assert (
+        shown.data.startswith('<div class="ss-root ss-static"')
+        and "Stream stepper · fixture.sse" in shown.data
+    )
     assert [plan["label"] for plan in embedded_data(shown.data)["plans"]] == ["7 bytes", "64 bytes"]
     assert shown.data.count("<option") == 2
     assert static_html("fixture").data.count("<option") == 0  # one plan: no selector
@@ -494,8 +619,16 @@ def test_odd_but_accepted_streams_are_drawn_not_a_crash():
     from streaming_lib.tools.stepper.html import stop_html
 
     start = {"type": "message_start", "message": {"id": "m", "content": [], "usage": {}}}
-    tool = {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}}}
-    deep = {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"x": ' + "[" * 3000}}
+    tool = {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}},
+    }
+    deep = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "input_json_delta", "partial_json": '{"x": ' + "[" * 3000},
+    }
     odd_stop = {"type": "message_delta", "delta": {"stop_reason": 5}, "usage": {}}
 
     def sse(*events):
@@ -503,20 +636,38 @@ def test_odd_but_accepted_streams_are_drawn_not_a_crash():
 
     stepper = StreamStepper(sse(start, odd_stop, {"type": "message_stop"}))
     assert "<b>5</b>" in stop_html(stepper.frames[-1]) and stepper.to_html()
-    stepper = StreamStepper(sse(start, tool, deep))  # json.loads would recurse too deep on this buffer
+    stepper = StreamStepper(
+        sse(start, tool, deep)
+    )  # json.loads would recurse too deep on this buffer
     assert stepper.frames[-1].tools[0]["parses"] is False and stepper.to_html()
-    odd_start = {"type": "message_start", "message": {"id": "m", "content": [5, None], "usage": "x"}}
-    lone = {"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": "\ud800"}}
-    page = StreamStepper(sse(odd_start, lone)).to_html()  # a lone surrogate cannot be UTF-8: written as its escape
+    odd_start = {
+        "type": "message_start",
+        "message": {"id": "m", "content": [5, None], "usage": "x"},
+    }
+    lone = {
+        "type": "content_block_start",
+        "index": 2,
+        "content_block": {"type": "text", "text": "\ud800"},
+    }
+    page = StreamStepper(
+        sse(odd_start, lone)
+    ).to_html()  # a lone surrogate cannot be UTF-8: written as its escape
     assert page.encode("utf-8") and "\\ud800" in page
 
 
 def test_the_tool_panel_says_whether_the_call_may_run_and_turns_yes_only_at_message_stop():
     frames = compute_frames(RAW, EVENT_BY_EVENT)
     verdicts = [(f.tools[0]["runnable"], f.tools[0]["verdict"]) for f in frames if f.tools]
-    assert [runnable for runnable, _ in verdicts].count(True) == 2  # after message_stop, and at the end of the bytes
-    last_event = next(f for f in frames if f.tools and json.loads(f.events[-1]["data"])["type"] == "message_stop")
-    assert last_event.tools[0]["runnable"] and "complete tool_use call" in last_event.tools[0]["verdict"]
+    assert [runnable for runnable, _ in verdicts].count(
+        True
+    ) == 2  # after message_stop, and at the end of the bytes
+    last_event = next(
+        f for f in frames if f.tools and json.loads(f.events[-1]["data"])["type"] == "message_stop"
+    )
+    assert (
+        last_event.tools[0]["runnable"]
+        and "complete tool_use call" in last_event.tools[0]["verdict"]
+    )
     assert all(not runnable for runnable, _ in verdicts[:-2])
     assert "no content_block_stop yet" in verdicts[0][1]
     panel = stepper_html.tools_html(last_event)
@@ -530,7 +681,10 @@ def test_the_tool_panel_never_lets_a_server_tool_call_run():
     assert "✘ no" in stepper_html.tools_html(last)
 
 
-@pytest.mark.parametrize("name", ["surrogate_pair_split_across_deltas", "data_only_events", "done_sentinel_after_message_stop"])
+@pytest.mark.parametrize(
+    "name",
+    ["surrogate_pair_split_across_deltas", "data_only_events", "done_sentinel_after_message_stop"],
+)
 @pytest.mark.parametrize("size", [1, 7, EVENT_BY_EVENT])
 def test_streams_gateways_reshape_step_to_the_message_accumulate_gives(name, size):
     gateway = FIXTURES_DIR.parent / "tests" / "data" / "gateway"

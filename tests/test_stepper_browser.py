@@ -76,12 +76,22 @@ def api(port: int, path: str, method: str = "GET") -> int:
 def write_notebook(path: Path, *sources: str) -> None:
     notebook = {
         "cells": [
-            {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "metadata": {},
+                "outputs": [],
+                "source": source,
+            }
             for source in sources
         ],
         # Without a kernelspec, JupyterLab asks which kernel to start.
         "metadata": {
-            "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+            "kernelspec": {
+                "display_name": "Python 3 (ipykernel)",
+                "language": "python",
+                "name": "python3",
+            },
             "language_info": {"name": "python"},
         },
         "nbformat": 4,
@@ -103,7 +113,9 @@ def lab(tmp_path):
     # No news pop-up (and no update check) covering the notebook.
     settings = config / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    (settings / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
     env = dict(os.environ)
     env.update(
         # An isolated config and runtime; the data path stays the default, where
@@ -116,8 +128,15 @@ def lab(tmp_path):
     port = free_port()
     server = subprocess.Popen(
         [
-            sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0", f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}",
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={TOKEN}",
+            f"--ServerApp.root_dir={root}",
             "--ServerApp.allow_root=True",  # containers often run as root
         ],
         env=env,
@@ -133,7 +152,10 @@ def lab(tmp_path):
             except (urllib.error.URLError, ConnectionError):
                 pass
             if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("JupyterLab did not start:\n" + (tmp_path / "server.log").read_text(errors="replace")[-3000:])
+                pytest.fail(
+                    "JupyterLab did not start:\n"
+                    + (tmp_path / "server.log").read_text(errors="replace")[-3000:]
+                )
             time.sleep(0.2)
         yield port
     finally:
@@ -145,14 +167,18 @@ def lab(tmp_path):
             server.wait()
 
 
-def test_the_widget_in_jupyterlab_follows_its_slider_moved_with_the_keyboard(lab, browser, tmp_path):
+def test_the_widget_in_jupyterlab_follows_its_slider_moved_with_the_keyboard(
+    lab, browser, tmp_path
+):
     page = browser.new_page(viewport={"width": 1400, "height": 1100})
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(f"http://127.0.0.1:{lab}/lab/tree/stepper.ipynb?token={TOKEN}")
 
     # The status bar names the kernel once one exists; the toolbar says "idle" before that.
     status_bar = page.locator("#jp-main-statusbar")
-    expect(status_bar.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle"))).to_be_visible(timeout=60_000)
+    expect(status_bar.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle"))).to_be_visible(
+        timeout=60_000
+    )
 
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
@@ -161,18 +187,24 @@ def test_the_widget_in_jupyterlab_follows_its_slider_moved_with_the_keyboard(lab
     status = stepper.locator(".ss-status")
     steps = len(StreamStepper(chunk_size=7).frames) - 1
     expect(status).to_contain_text(f"step 0 / {steps}", timeout=TIMEOUT_MS)
-    expect(stepper.locator('[data-slot="content"]')).to_contain_text("no message_start yet", timeout=TIMEOUT_MS)
+    expect(stepper.locator('[data-slot="content"]')).to_contain_text(
+        "no message_start yet", timeout=TIMEOUT_MS
+    )
 
     handle = stepper.locator(".noUi-handle")
     handle.focus()
     handle.press("ArrowRight")
     expect(status).to_contain_text(f"step 1 / {steps}", timeout=TIMEOUT_MS)
-    expect(stepper.locator('[data-slot="bytes"] mark.ss-chunk')).to_have_text("event: ", timeout=TIMEOUT_MS)
+    expect(stepper.locator('[data-slot="bytes"] mark.ss-chunk')).to_have_text(
+        "event: ", timeout=TIMEOUT_MS
+    )
 
     handle.press("End")
     expect(status).to_contain_text(f"step {steps} / {steps}", timeout=TIMEOUT_MS)
     expect(status).to_contain_text("the message is complete", timeout=TIMEOUT_MS)
-    expect(stepper.locator('[data-slot="content"]')).to_contain_text("找到原因了：add 写成了减法，我来修正。")
+    expect(stepper.locator('[data-slot="content"]')).to_contain_text(
+        "找到原因了：add 写成了减法，我来修正。"
+    )
     expect(stepper.locator('[data-slot="tools"]')).to_contain_text("✔ parses")
     expect(stepper.locator('[data-slot="stop"]')).to_contain_text("tool_use")
 
@@ -181,7 +213,9 @@ def test_the_widget_in_jupyterlab_follows_its_slider_moved_with_the_keyboard(lab
     for _ in range(steps - split):
         handle.press("ArrowLeft")
     expect(status).to_contain_text(f"step {split} / {steps}", timeout=TIMEOUT_MS)
-    half = "".join(f"\\x{byte:02x}" for byte in StreamStepper(chunk_size=7).frames[split].partial_char)
+    half = "".join(
+        f"\\x{byte:02x}" for byte in StreamStepper(chunk_size=7).frames[split].partial_char
+    )
     expect(stepper.locator('[data-slot="pending"] .ss-split')).to_have_text(half)
 
     # The static stepper, shown by the second cell, works in the notebook too.
@@ -197,10 +231,14 @@ def test_the_widget_in_jupyterlab_follows_its_slider_moved_with_the_keyboard(lab
         shutil.copy(shot, os.environ["STEPPER_SCREENSHOT"])
 
     stepper.get_by_role("button", name="event by event", exact=True).click()
-    expect(status).to_contain_text("step 4 / ", timeout=TIMEOUT_MS)  # the event that holds that byte
+    expect(status).to_contain_text(
+        "step 4 / ", timeout=TIMEOUT_MS
+    )  # the event that holds that byte
 
 
-def test_the_static_page_follows_its_range_slider_and_draws_what_the_widget_draws(browser, tmp_path):
+def test_the_static_page_follows_its_range_slider_and_draws_what_the_widget_draws(
+    browser, tmp_path
+):
     raw = read_fixture()
     stepper = StreamStepper(chunk_size=7)
     path = tmp_path / "stepper.html"
@@ -222,7 +260,9 @@ def test_the_static_page_follows_its_range_slider_and_draws_what_the_widget_draw
     expect(page.locator('[data-slot="bytes"] mark.ss-chunk')).to_have_text("event: ")
     slider.press("End")
     expect(status).to_contain_text(f"step {steps} / {steps}")
-    expect(page.locator('[data-slot="content"]')).to_contain_text("找到原因了：add 写成了减法，我来修正。")
+    expect(page.locator('[data-slot="content"]')).to_contain_text(
+        "找到原因了：add 写成了减法，我来修正。"
+    )
 
     # The page draws every panel as the widget does (compared as text, step by step).
     tokens = byte_tokens(raw)
@@ -286,20 +326,26 @@ def test_two_copies_of_a_static_stepper_both_start_when_their_scripts_run_by_eva
     assert errors == []
 
 
-def test_a_page_holding_only_some_steps_says_so_and_still_reaches_the_last(browser, tmp_path, monkeypatch):
+def test_a_page_holding_only_some_steps_says_so_and_still_reaches_the_last(
+    browser, tmp_path, monkeypatch
+):
     from streaming_lib.tools.stepper import html as stepper_html
 
     monkeypatch.setattr(stepper_html, "PAGE_FRAMES", 20)
     stepper = StreamStepper(chunk_size=7)
     path = tmp_path / "stepper.html"
-    stepper.to_html(path, chunk_sizes=(7, EVENT_BY_EVENT))  # 338 steps thinned to 20; 20 steps kept whole
+    stepper.to_html(
+        path, chunk_sizes=(7, EVENT_BY_EVENT)
+    )  # 338 steps thinned to 20; 20 steps kept whole
     last = len(stepper.frames) - 1
     page = browser.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(path.as_uri())
     note = page.locator(".ss-thin")
-    expect(note).to_have_text(f"This page holds 20 of the stream's {last + 1} steps, evenly spaced; "
-                              "the stepper widget in a notebook (StreamStepper) shows every step.")
+    expect(note).to_have_text(
+        f"This page holds 20 of the stream's {last + 1} steps, evenly spaced; "
+        "the stepper widget in a notebook (StreamStepper) shows every step."
+    )
     page.locator(".ss-slider").press("End")
     expect(page.locator(".ss-status")).to_contain_text(f"step {last} / {last}")
     page.locator(".ss-plan").select_option(label="event by event")

@@ -6,14 +6,19 @@ import sys
 
 import pytest
 
-from streaming_lib.tools.fixtures import MAIN_FIXTURE
 from streaming_lib.tools.block_progress import TAIL_CHARS
+from streaming_lib.tools.fixtures import MAIN_FIXTURE
 from streaming_lib.tools.trace import ROW_COLUMNS, run, width
 
 
 def trace_lines(path=MAIN_FIXTURE, **options):
     out = []
-    status = run(path, chunk_size=options.get("chunk_size"), with_sdk=options.get("sdk", False), out=out.append)
+    status = run(
+        path,
+        chunk_size=options.get("chunk_size"),
+        with_sdk=options.get("sdk", False),
+        out=out.append,
+    )
     return status, out
 
 
@@ -37,7 +42,9 @@ def test_tool_rows_show_the_counts_whether_the_buffer_parses_what_changed_and_th
     assert [("✔" in row, "✘" in row) for row in out[11:16]] == [(False, True)] * 4 + [(True, False)]
     assert out[12].endswith('+12 chars, 12 so far · ✘ not JSON yet · input["path"] += "ca"')
     assert out[15].endswith('+14 chars, 68 so far · ✔ parses · input["content"] += "turn a + b\\n"')
-    assert out[16].endswith('input: {"path": "calc.py", "content": "def add(a, b):\\n    return a + b\\n"}')
+    assert out[16].endswith(
+        'input: {"path": "calc.py", "content": "def add(a, b):\\n    return a + b\\n"}'
+    )
 
 
 def test_message_delta_row_shows_stop_reason_and_output_tokens():
@@ -48,7 +55,10 @@ def test_message_delta_row_shows_stop_reason_and_output_tokens():
 def test_with_sdk_it_prints_the_sdks_tool_input_and_confirms_the_match():
     status, out = trace_lines(sdk=True)
     assert status == 0
-    assert out[-2] == 'SDK tool input (write_file): {"path": "calc.py", "content": "def add(a, b):\\n    return a + b\\n"}'
+    assert (
+        out[-2]
+        == 'SDK tool input (write_file): {"path": "calc.py", "content": "def add(a, b):\\n    return a + b\\n"}'
+    )
     assert out[-1] == "✔ the hand-built message equals the SDK's final message"
 
 
@@ -57,17 +67,25 @@ def test_a_failing_stream_prints_the_error_and_partial_message_not_a_traceback(t
     cut.write_bytes(MAIN_FIXTURE.read_bytes().split(b"event: message_delta")[0])
     status, out = trace_lines(cut)
     assert status == 1
-    assert any(line.startswith("IncompleteStreamError: the stream ended after event 16") for line in out)
+    assert any(
+        line.startswith("IncompleteStreamError: the stream ended after event 16") for line in out
+    )
     assert any(line.startswith("partial message: {") for line in out)
 
 
-HEAD = (b'event: message_start\ndata: {"type":"message_start","message":{"id":"m","content":[],"usage":{}}}\n\n'
-        b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
-        b'"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}\n\n')
+HEAD = (
+    b'event: message_start\ndata: {"type":"message_start","message":{"id":"m","content":[],"usage":{}}}\n\n'
+    b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+    b'"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}\n\n'
+)
 
 
 def fragment_event(text):
-    data = {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": text}}
+    data = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "input_json_delta", "partial_json": text},
+    }
     return f"event: content_block_delta\ndata: {json.dumps(data)}\n\n".encode()
 
 
@@ -76,23 +94,36 @@ def test_a_tool_buffer_json_cannot_use_is_shown_as_not_parsing_not_a_traceback(t
     path = tmp_path / "odd.sse"
     path.write_bytes(HEAD + fragment_event(fragment))
     status, out = trace_lines(path)
-    assert status == 1 and f"+{len(fragment):,} chars, {len(fragment):,} so far · ✘ not JSON: " in out[3]
+    assert (
+        status == 1
+        and f"+{len(fragment):,} chars, {len(fragment):,} so far · ✘ not JSON: " in out[3]
+    )
 
 
 def test_text_after_a_whole_tool_input_is_said_at_once(tmp_path):
     path = tmp_path / "stray.sse"
-    path.write_bytes(HEAD + fragment_event('{"x": 1}') + fragment_event(" \n") + fragment_event("}"))
+    path.write_bytes(
+        HEAD + fragment_event('{"x": 1}') + fragment_event(" \n") + fragment_event("}")
+    )
     _, out = trace_lines(path)
     assert ["✔ parses" in row for row in out[3:6]] == [True, True, False]
     assert "✘ not JSON: more text after the value" in out[5]
 
 
 def big_text_stream(pieces):
-    events = [json.loads(HEAD.split(b"data: ")[1].split(b"\n")[0]),
-              {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}]
-    events += [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}} for p in pieces]
-    events += [{"type": "content_block_stop", "index": 0}, {"type": "message_delta", "delta": {"stop_reason": "end_turn"}},
-               {"type": "message_stop"}]
+    events = [
+        json.loads(HEAD.split(b"data: ")[1].split(b"\n")[0]),
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    ]
+    events += [
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}
+        for p in pieces
+    ]
+    events += [
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}},
+        {"type": "message_stop"},
+    ]
     return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
 
 
@@ -113,8 +144,14 @@ def test_bad_data_after_message_start_still_shows_the_partial_message(tmp_path):
 
 
 def test_with_sdk_a_stream_only_we_finish_is_said_not_a_traceback(tmp_path):
-    path = tmp_path / "error_without_data.sse"  # no data line: not an event by the SSE rules; the SDK raises
-    path.write_bytes(MAIN_FIXTURE.read_bytes().replace(b"event: message_delta", b"event: error\n\nevent: message_delta", 1))
+    path = (
+        tmp_path / "error_without_data.sse"
+    )  # no data line: not an event by the SSE rules; the SDK raises
+    path.write_bytes(
+        MAIN_FIXTURE.read_bytes().replace(
+            b"event: message_delta", b"event: error\n\nevent: message_delta", 1
+        )
+    )
     status, out = trace_lines(path, sdk=True)
     assert status == 1 and out[-1].startswith("✘ the SDK, on the same bytes, raises APIStatusError")
 
@@ -129,29 +166,66 @@ def test_data_that_is_not_an_event_object_stops_the_trace_as_it_stops_accumulate
 
 def test_odd_but_accepted_values_are_printed_not_a_traceback(tmp_path):
     start = {"type": "message_start", "message": {"id": 123, "content": [], "usage": "x"}}
-    block = {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "\ud800"}}
-    text = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "\ud800x"}}
+    block = {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "text", "text": "\ud800"},
+    }
+    text = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "text_delta", "text": "\ud800x"},
+    }
     odd = {"type": "content_block_start", "index": 1, "content_block": {"type": 5}}
-    end = [{"type": "content_block_stop", "index": 0}, odd, {"type": "message_delta", "delta": {}}, {"type": "message_stop"}]
+    end = [
+        {"type": "content_block_stop", "index": 0},
+        odd,
+        {"type": "message_delta", "delta": {}},
+        {"type": "message_stop"},
+    ]
     path = tmp_path / "odd.sse"
-    path.write_bytes(b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in [start, block, text, *end]))
+    path.write_bytes(
+        b"".join(
+            f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode()
+            for e in [start, block, text, *end]
+        )
+    )
     printed = []
-    status = run(path, chunk_size=None, with_sdk=False, out=lambda line: printed.append(line.encode("utf-8").decode()))
-    assert status == 0 and any("123" in line for line in printed) and any("\\ud800x" in line for line in printed)
+    status = run(
+        path,
+        chunk_size=None,
+        with_sdk=False,
+        out=lambda line: printed.append(line.encode("utf-8").decode()),
+    )
+    assert (
+        status == 0
+        and any("123" in line for line in printed)
+        and any("\\ud800x" in line for line in printed)
+    )
 
 
 def test_a_partial_message_with_a_lone_surrogate_is_printed_not_a_traceback(tmp_path):
     path = tmp_path / "cut.sse"
-    path.write_bytes(HEAD.replace(b'"id":"m"', b'"id":"\\ud800"'))  # the stream ends: IncompleteStreamError
+    path.write_bytes(
+        HEAD.replace(b'"id":"m"', b'"id":"\\ud800"')
+    )  # the stream ends: IncompleteStreamError
     printed = []
-    status = run(path, chunk_size=None, with_sdk=False, out=lambda line: printed.append(line.encode("utf-8").decode()))
+    status = run(
+        path,
+        chunk_size=None,
+        with_sdk=False,
+        out=lambda line: printed.append(line.encode("utf-8").decode()),
+    )
     assert status == 1 and any(line.startswith("partial message:") for line in printed)
 
 
 def test_the_command_line_runs_as_a_module():
     done = subprocess.run(
         [sys.executable, "-m", "streaming_lib", "trace", "--chunk-size", "7", "--sdk"],
-        capture_output=True, text=True, encoding="utf-8", timeout=120,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert "✔ the hand-built message equals the SDK's final message" in done.stdout
@@ -159,18 +233,32 @@ def test_the_command_line_runs_as_a_module():
 
 
 def test_the_trace_ends_with_the_verdict_on_every_tool_call():
-    assert trace_lines()[1][-1] == "✔ [1] write_file may run: block 1 is a complete tool_use call, and the message stopped for tool_use"
+    assert (
+        trace_lines()[1][-1]
+        == "✔ [1] write_file may run: block 1 is a complete tool_use call, and the message stopped for tool_use"
+    )
     web = trace_lines(MAIN_FIXTURE.parent / "web_search.sse")[1]
-    assert web[-1] == "✘ [1] web_search may not run: block 1 is a call the API runs itself (server_tool_use)"
+    assert (
+        web[-1]
+        == "✘ [1] web_search may not run: block 1 is a call the API runs itself (server_tool_use)"
+    )
     cut = trace_lines(MAIN_FIXTURE.parent / "max_tokens_tool.sse")[1]
     assert cut[-2].startswith("⚠ block 1 is incomplete")
     assert cut[-1].startswith("✘ [1] write_file may not run: stop_reason is max_tokens")
     stopped = trace_lines(MAIN_FIXTURE.parent / "max_tokens_tool_stopped.sse")[1]
-    assert any("content_block_stop" in row and "✘ input is not valid JSON" in row for row in stopped)
+    assert any(
+        "content_block_stop" in row and "✘ input is not valid JSON" in row for row in stopped
+    )
 
 
 def test_a_character_split_into_surrogate_halves_across_deltas_is_shown_whole():
-    path = MAIN_FIXTURE.parent.parent / "tests" / "data" / "gateway" / "surrogate_pair_split_across_deltas.sse"
+    path = (
+        MAIN_FIXTURE.parent.parent
+        / "tests"
+        / "data"
+        / "gateway"
+        / "surrogate_pair_split_across_deltas.sse"
+    )
     for size in (1, 2, 7, None):
         status, out = trace_lines(path, chunk_size=size)
         assert status == 0

@@ -62,7 +62,10 @@ MODEL = "claude-haiku-4-5"
 MAX_TOKENS = 1024
 MAX_PROMPT_CHARS = 4000  # one question, not a document: a cap on what the key can be spent on
 MAX_BODY_BYTES = 64 * 1024  # the request body is refused before parsing beyond this
-LOOPBACK_HOSTS = ["127.0.0.1", "localhost"]  # the Host names answered by default (no IPv6: it listens on IPv4)
+LOOPBACK_HOSTS = [
+    "127.0.0.1",
+    "localhost",
+]  # the Host names answered by default (no IPv6: it listens on IPv4)
 # The replay server's faults (server.py) the page may ask for; the local upstream only.
 FAULTS = ("error_after", "drop_at", "pace", "first_token_delay", "hold_open")
 
@@ -83,7 +86,9 @@ log = logging.getLogger("streaming_lib.chat")
 def problem(status: int, message: str) -> JSONResponse:
     """An error for the page, shaped like the API's (`{"type": "error", "error": {...}}`)."""
     kind = "forbidden" if status == 403 else "invalid_request_error"
-    return JSONResponse({"type": "error", "error": {"type": kind, "message": message}}, status_code=status)
+    return JSONResponse(
+        {"type": "error", "error": {"type": kind, "message": message}}, status_code=status
+    )
 
 
 def cross_origin(request: Request) -> str | None:
@@ -119,7 +124,9 @@ async def read_prompt(request: Request) -> str | Response:
         fields = json.loads(body)
     except ValueError as error:
         return problem(400, f"the body is not JSON: {error}")
-    if not (isinstance(fields, dict) and set(fields) == {"prompt"} and isinstance(fields["prompt"], str)):
+    if not (
+        isinstance(fields, dict) and set(fields) == {"prompt"} and isinstance(fields["prompt"], str)
+    ):
         return problem(422, 'the body must be {"prompt": "..."} and nothing else')
     prompt = fields["prompt"]
     if not prompt.strip() or len(prompt) > MAX_PROMPT_CHARS:
@@ -147,13 +154,19 @@ class RelayResponse(StreamingResponse):
     reader fails as it would have on the upstream's connection.
     """
 
-    def __init__(self, chunks: AsyncIterator[bytes], *, cut: list[bool], headers: dict[str, str]) -> None:
+    def __init__(
+        self, chunks: AsyncIterator[bytes], *, cut: list[bool], headers: dict[str, str]
+    ) -> None:
         super().__init__(chunks, headers=headers)
         self.cut = cut  # set to [True] by the body's generator when the upstream hung up
 
     async def stream_response(self, send: Send) -> None:
         async def send_all_but_a_cut_end(message: Message) -> None:
-            if message["type"] == "http.response.body" and not message.get("more_body", False) and self.cut[0]:
+            if (
+                message["type"] == "http.response.body"
+                and not message.get("more_body", False)
+                and self.cut[0]
+            ):
                 return
             await send(message)
 
@@ -189,7 +202,11 @@ def build_app(
         prompt = await read_prompt(request)
         if isinstance(prompt, Response):
             return prompt
-        params = {name: request.query_params[name] for name in FAULTS if faults and name in request.query_params}
+        params = {
+            name: request.query_params[name]
+            for name in FAULTS
+            if faults and name in request.query_params
+        }
         headers = {
             "anthropic-version": API_VERSION,
             # No compression: the relay hands on the bytes as they come, and a
@@ -202,7 +219,11 @@ def build_app(
         client = httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(30.0, read=300.0))
         try:
             outgoing = client.build_request(
-                "POST", upstream + "/v1/messages", params=params, headers=headers, json=upstream_request(prompt)
+                "POST",
+                upstream + "/v1/messages",
+                params=params,
+                headers=headers,
+                json=upstream_request(prompt),
             )
             response = await client.send(outgoing, stream=True)
         except httpx.HTTPError as error:
@@ -252,7 +273,9 @@ def build_app(
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     hosts = allowed_hosts if allowed_hosts is not None else LOOPBACK_HOSTS
-    app = Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)])
+    app = Starlette(
+        routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)]
+    )
     app.state.upstream = upstream
     return app
 

@@ -52,12 +52,19 @@ class ThreadedServer:
         self.port = listener.getsockname()[1]
         self.url = f"http://{self.host}:{self.port}"
         config = uvicorn.Config(
-            self.app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+            self.app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=2,
         )
         logging.getLogger("uvicorn.error").addFilter(HUSH)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [listener]}, name=f"asgi-{self.port}", daemon=True
+            target=self._server.run,
+            kwargs={"sockets": [listener]},
+            name=f"asgi-{self.port}",
+            daemon=True,
         )
         self._thread.start()
         deadline = time.monotonic() + 10
@@ -139,7 +146,11 @@ class ChatServer:
 
 
 def serve(
-    fixture: str | Path = "fixture", *, port: int = DEFAULT_PORT, pace: float = DEFAULT_PACE, host: str = HOST
+    fixture: str | Path = "fixture",
+    *,
+    port: int = DEFAULT_PORT,
+    pace: float = DEFAULT_PACE,
+    host: str = HOST,
 ) -> int:
     """The `chat` command: run the chat app on `host`:`port` until Ctrl-C; returns the exit status."""
     try:
@@ -148,10 +159,16 @@ def serve(
         print(f"Cannot replay {fixture}: {error}", file=sys.stderr)
         return 2
     with chat:
-        where = f"the real API ({chat.upstream})" if chat.replay is None else f"the replay server, fixture {fixture}"
+        where = (
+            f"the real API ({chat.upstream})"
+            if chat.replay is None
+            else f"the replay server, fixture {fixture}"
+        )
         print(f"Chat page: {chat.url}/  (answers from {where}). Ctrl-C stops it.")
         if chat.replay is not None:
-            print(f"Faults: {chat.url}/?error_after=8  (an error mid-stream), {chat.url}/?drop_at=1500  (a cut stream)")
+            print(
+                f"Faults: {chat.url}/?error_after=8  (an error mid-stream), {chat.url}/?drop_at=1500  (a cut stream)"
+            )
         sys.stdout.flush()
         try:
             while chat.server is not None and chat.server.running():

@@ -16,7 +16,9 @@ import socket
 HOST = "127.0.0.1"  # the lab's servers listen on this machine only
 API_VERSION = "2023-06-01"  # the `anthropic-version` header (Messages API, "Versions")
 DEFAULT_MODEL = "claude-haiku-4-5"  # sent in requests; the replay server ignores it
-SSE_CONTENT_TYPE = "text/event-stream; charset=utf-8"  # as the Messages API sends it (WHATWG HTML 9.2)
+SSE_CONTENT_TYPE = (
+    "text/event-stream; charset=utf-8"  # as the Messages API sends it (WHATWG HTML 9.2)
+)
 
 
 def free_port() -> int:

@@ -45,8 +45,8 @@ from typing import Any
 import httpx
 
 from ..accumulator import MessageAccumulator
-from ..events import decode_event
 from ..errors import IncompleteStreamError, StreamError, StreamTimeoutError
+from ..events import decode_event
 from ..fast import iter_sse
 from .api import API_VERSION, DEFAULT_MODEL
 
@@ -59,7 +59,11 @@ DEFAULT_BODY = {
 }
 # "identity": the bytes on the wire are the SSE bytes themselves, unless a
 # caller asks for gzip on purpose (see `proxy_lab.py`).
-DEFAULT_HEADERS = {"x-api-key": "test", "anthropic-version": API_VERSION, "accept-encoding": "identity"}
+DEFAULT_HEADERS = {
+    "x-api-key": "test",
+    "anthropic-version": API_VERSION,
+    "accept-encoding": "identity",
+}
 # The anthropic SDK's default (its `_constants.DEFAULT_TIMEOUT`): 10 minutes
 # for each read, 5 s to connect. A thinking model can be silent for tens of
 # seconds before its first token; a shorter read timeout would cut a healthy stream.
@@ -154,7 +158,9 @@ def body_chunks(response: httpx.Response, *, raw: bool = False) -> Iterator[byte
         raise transport_error(error, offset) from error
 
 
-def until_dropped(chunks: Iterable[bytes], dropped: list[Exception] | None = None) -> Iterator[bytes]:
+def until_dropped(
+    chunks: Iterable[bytes], dropped: list[Exception] | None = None
+) -> Iterator[bytes]:
     """Yield `chunks` (bytes) until they end, or until the connection is cut.
 
     httpx reports a cut connection as an exception; here the bytes just stop
@@ -190,7 +196,9 @@ def transport_error(error: httpx.TransportError, offset: int | None) -> Incomple
         seconds = _timeout_of(error, phase)
         span = "a while" if seconds is None else f"{seconds:g} s"
         happened = "nothing arrived" if phase == "read" else "nothing could be sent"
-        return StreamTimeoutError(f"{phase} timeout: {happened} for {span} {where}", timeout=seconds, offset=offset)
+        return StreamTimeoutError(
+            f"{phase} timeout: {happened} for {span} {where}", timeout=seconds, offset=offset
+        )
     return IncompleteStreamError(f"the connection was cut {where}: {error}", offset=offset)
 
 
@@ -288,9 +296,12 @@ def timed_stream(
 
     acc = MessageAccumulator()
     try:
-        with client, open_stream(
-            base_url, params=params, headers=headers, body=body, client=client, timeout=timeout
-        ) as response:
+        with (
+            client,
+            open_stream(
+                base_url, params=params, headers=headers, body=body, client=client, timeout=timeout
+            ) as response,
+        ):
             timed.headers_time = time.monotonic() - start
             timed.status_code, timed.headers = response.status_code, dict(response.headers)
             response.raise_for_status()  # an HTTP error (a 400, a 529) is not a stream at all

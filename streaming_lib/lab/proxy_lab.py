@@ -82,26 +82,48 @@ def lab_stream(deltas: int = 240) -> bytes:
     Long on purpose: nginx passes a buffered response on each time a buffer
     (4 or 8 KiB) fills, so a short stream would arrive all at once at the end.
     """
-    words = "Proxies buffer responses to free the upstream server early;".split()
-    message = {"id": "msg_lab", "type": "message", "role": "assistant", "model": "replay", "content": [],
-               "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 12, "output_tokens": 1}}
+    words = ["Proxies", "buffer", "responses", "to", "free", "the", "upstream", "server", "early;"]
+    message = {
+        "id": "msg_lab",
+        "type": "message",
+        "role": "assistant",
+        "model": "replay",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 12, "output_tokens": 1},
+    }
     events = [
         {"type": "message_start", "message": message},
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
     ]
     for n in range(deltas):
         text = f"{n:03d} {words[n % len(words)]} "
-        events.append({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}})
+        events.append(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": text},
+            }
+        )
     events += [
         {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-         "usage": {"output_tokens": deltas}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": deltas},
+        },
         {"type": "message_stop"},
     ]
-    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e, separators=(',', ':'))}\n\n".encode() for e in events)
+    return b"".join(
+        f"event: {e['type']}\ndata: {json.dumps(e, separators=(',', ':'))}\n\n".encode()
+        for e in events
+    )
 
 
-def nginx_config(folder: Path, port: int, upstream: str, *, buffering: bool, gzip: bool, modules: str) -> str:
+def nginx_config(
+    folder: Path, port: int, upstream: str, *, buffering: bool, gzip: bool, modules: str
+) -> str:
     """The whole nginx.conf (str): every path inside `folder`, nothing under /var or /etc."""
     # nginx creates a temp folder for each module compiled in; give each one ours.
     temp_paths = "\n".join(
@@ -112,8 +134,8 @@ def nginx_config(folder: Path, port: int, upstream: str, *, buffering: bool, gzi
     return f"""\
 daemon off;                # stay in the foreground: we own the process
 master_process off;        # one process: stopping it stops everything
-pid {folder / 'nginx.pid'};
-error_log {folder / 'error.log'} warn;
+pid {folder / "nginx.pid"};
+error_log {folder / "error.log"} warn;
 events {{ worker_connections 64; }}
 http {{
     access_log off;
@@ -122,8 +144,8 @@ http {{
         listen {HOST}:{port};
         location / {{
             proxy_pass {upstream};
-            proxy_buffering {'on' if buffering else 'off'};
-            gzip {'on' if gzip else 'off'};
+            proxy_buffering {"on" if buffering else "off"};
+            gzip {"on" if gzip else "off"};
             gzip_types text/event-stream;
         }}
     }}
@@ -134,8 +156,8 @@ http {{
 class NginxProxy:
     """A real nginx in front of `upstream` (a URL), for the length of a `with` block.
 
-        with ReplayServer(lab_stream()) as server, NginxProxy(server.url) as proxy:
-            timed_stream(proxy.url)
+    with ReplayServer(lab_stream()) as server, NginxProxy(server.url) as proxy:
+        timed_stream(proxy.url)
     """
 
     def __init__(self, upstream: str, *, buffering: bool = True, gzip: bool = False) -> None:
@@ -157,12 +179,18 @@ class NginxProxy:
         config.write_text(nginx_config(folder, port, self.upstream, **settings))
         # -p: the prefix for relative paths; -e: the error log used before the config is read.
         command = [binary, "-p", str(folder), "-c", str(config), "-e", str(folder / "error.log")]
-        self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self._process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         self.url = f"http://{HOST}:{port}"
         deadline = time.monotonic() + 10
         while not self._accepts(port):
             if self._process.poll() is not None or time.monotonic() > deadline:
-                log = (folder / "error.log").read_text(errors="replace") if (folder / "error.log").exists() else ""
+                log = (
+                    (folder / "error.log").read_text(errors="replace")
+                    if (folder / "error.log").exists()
+                    else ""
+                )
                 self.__exit__()
                 raise RuntimeError(f"nginx did not start:\n{log}")
             time.sleep(0.02)
@@ -217,7 +245,11 @@ def nginx_version() -> str:
     binary = find_nginx()
     if binary is None:
         return ""
-    return subprocess.run([binary, "-v"], capture_output=True, text=True).stderr.strip().rpartition(" ")[2]
+    return (
+        subprocess.run([binary, "-v"], capture_output=True, text=True)
+        .stderr.strip()
+        .rpartition(" ")[2]
+    )
 
 
 def run_lab(*, pace: float = 0.005, deltas: int = 240) -> dict[str, Any]:
@@ -232,7 +264,13 @@ def run_lab(*, pace: float = 0.005, deltas: int = 240) -> dict[str, Any]:
             warm_up.read()  # its code paths run for the first time; time the second one onwards
         setups = {setup: measure(setup, server) for setup in SETUPS}
     events = len(setups["direct"]["event_times"])
-    return {"nginx": nginx_version(), "pace": pace, "events": events, "bytes": len(raw), "setups": setups}
+    return {
+        "nginx": nginx_version(),
+        "pace": pace,
+        "events": events,
+        "bytes": len(raw),
+        "setups": setups,
+    }
 
 
 def summarize(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -242,15 +280,17 @@ def summarize(result: dict[str, Any]) -> list[dict[str, Any]]:
     for setup, measured in result["setups"].items():
         times = measured["event_times"]
         groups = bursts(times, gap=result["pace"] / 2)
-        rows.append({
-            "setup": setup,
-            "chunks": len(measured["chunk_sizes"]),
-            "wire_bytes": sum(measured["chunk_sizes"]),
-            "bursts": len(groups),
-            "largest_burst": max(groups, default=0),
-            "first_event": times[0] if times else None,
-            "last_event": times[-1] if times else None,
-        })
+        rows.append(
+            {
+                "setup": setup,
+                "chunks": len(measured["chunk_sizes"]),
+                "wire_bytes": sum(measured["chunk_sizes"]),
+                "bursts": len(groups),
+                "largest_burst": max(groups, default=0),
+                "first_event": times[0] if times else None,
+                "last_event": times[-1] if times else None,
+            }
+        )
     return rows
 
 
@@ -271,7 +311,9 @@ def bursts(times: list[float], gap: float) -> list[int]:
 def save_result(result: dict[str, Any], path: Path = RESULT_FILE) -> Path:
     """Write `result` as JSON, each list of numbers on one line."""
     text = json.dumps(result, indent=1)
-    text = re.sub(r"\[\s*([-\d.,\s]*?)\s*\]", lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", text)
+    text = re.sub(
+        r"\[\s*([-\d.,\s]*?)\s*\]", lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", text
+    )
     path.write_text(text + "\n", encoding="utf-8")
     return path
 

@@ -57,9 +57,21 @@ def record(
         "anthropic-version": API_VERSION,
         "accept-encoding": "identity",  # the bytes as the API wrote them, not gzipped
     }
-    body = {"model": model, "max_tokens": max_tokens, "stream": True, "messages": [{"role": "user", "content": prompt}]}
-    client = client if client is not None else httpx.Client(timeout=DEFAULT_TIMEOUT)  # the SDK's: a model may think for minutes
-    with client, client.stream("POST", base_url.rstrip("/") + "/v1/messages", headers=headers, json=body) as response:
+    body = {
+        "model": model,
+        "max_tokens": max_tokens,
+        "stream": True,
+        "messages": [{"role": "user", "content": prompt}],
+    }
+    client = (
+        client if client is not None else httpx.Client(timeout=DEFAULT_TIMEOUT)
+    )  # the SDK's: a model may think for minutes
+    with (
+        client,
+        client.stream(
+            "POST", base_url.rstrip("/") + "/v1/messages", headers=headers, json=body
+        ) as response,
+    ):
         if response.status_code != 200:
             response.read()
             print(f"HTTP {response.status_code}: {response.text[:500]}", file=sys.stderr)
@@ -73,13 +85,20 @@ def record(
 
 
 def run(
-    out: Path, *, model: str = DEFAULT_MODEL, prompt: str = DEFAULT_PROMPT, environ: dict[str, str] | None = None
+    out: Path,
+    *,
+    model: str = DEFAULT_MODEL,
+    prompt: str = DEFAULT_PROMPT,
+    environ: dict[str, str] | None = None,
 ) -> int:
     """The `record` command: returns the exit status (0 written, 1 HTTP error, 2 no key)."""
     environ = dict(os.environ) if environ is None else environ
     api_key = environ.get("ANTHROPIC_API_KEY", "")
     if not api_key:
-        print("record needs a real API key: set ANTHROPIC_API_KEY (nothing was sent, nothing written).", file=sys.stderr)
+        print(
+            "record needs a real API key: set ANTHROPIC_API_KEY (nothing was sent, nothing written).",
+            file=sys.stderr,
+        )
         return 2
     base_url = environ.get("ANTHROPIC_BASE_URL") or API_URL
     partial = out.with_name(out.name + ".part")  # `out` appears only once the stream succeeded

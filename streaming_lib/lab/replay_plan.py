@@ -29,7 +29,9 @@ from ..sse import iter_sse
 from ..tools.fixtures import fixture_names, read_fixture
 
 DEFAULT_PACE = 0.02  # seconds between events: about 50 events a second, like a fast model
-MAX_SECONDS = 60.0  # the longest pace or first_token_delay; more is surely a typo (milliseconds, say)
+MAX_SECONDS = (
+    60.0  # the longest pace or first_token_delay; more is surely a typo (milliseconds, say)
+)
 
 # What the API sends when it gives up in the middle of a stream (after HTTP 200).
 OVERLOADED = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
@@ -37,7 +39,9 @@ OVERLOADED = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_e
 # `(?!\n)` matters: without it the regex could backtrack and read the CRLF of
 # `a\r\nb` as a CR ending a line, then an LF ending an empty one.
 LINE_END = rb"(?:\r\n|\r(?!\n)|\n)"
-EVENT_END = re.compile(LINE_END + LINE_END)  # a line's end, then an empty line: the end of one event
+EVENT_END = re.compile(
+    LINE_END + LINE_END
+)  # a line's end, then an empty line: the end of one event
 
 
 def split_events(raw: bytes) -> list[bytes]:
@@ -59,7 +63,9 @@ def split_events(raw: bytes) -> list[bytes]:
     return pieces
 
 
-def plan_body(raw: bytes, *, error_after: int | None = None, drop_at: int | None = None) -> tuple[list[bytes], bool]:
+def plan_body(
+    raw: bytes, *, error_after: int | None = None, drop_at: int | None = None
+) -> tuple[list[bytes], bool]:
     """The pieces of body to send, one per event, and whether to hang up after them.
 
     >>> plan_body(b"a\\n\\nb\\n\\n", drop_at=4)        # hang up after 4 bytes
@@ -102,7 +108,10 @@ def delays(pieces: list[bytes], pace: float, first_token_delay: float = 0.0) -> 
     """
     waits = [pace if number else 0.0 for number in range(len(pieces))]
     if first_token_delay > 0:
-        first_token = next((n for n, piece in enumerate(pieces) if event_type(piece) == "content_block_delta"), None)
+        first_token = next(
+            (n for n, piece in enumerate(pieces) if event_type(piece) == "content_block_delta"),
+            None,
+        )
         if first_token is not None:
             waits[first_token] += first_token_delay
     return waits

@@ -70,6 +70,7 @@ from ..accumulator import accumulate
 from ..errors import APIStreamError, StreamError
 from ..tools.fixtures import read_fixture
 from .api import HOST, SSE_CONTENT_TYPE
+
 # What to send is planned in replay_plan.py; its names stay importable from here too.
 from .replay_plan import (  # noqa: F401
     DEFAULT_PACE,
@@ -128,7 +129,12 @@ class ReplayResponse(StreamingResponse):
     """
 
     def __init__(
-        self, pieces: AsyncIterator[bytes], *, hang_up: bool, counters: Counters, headers: dict[str, str]
+        self,
+        pieces: AsyncIterator[bytes],
+        *,
+        hang_up: bool,
+        counters: Counters,
+        headers: dict[str, str],
     ) -> None:
         super().__init__(pieces, headers=headers)
         self.hang_up, self.counters = hang_up, counters
@@ -183,18 +189,32 @@ class ASCIIJSONResponse(JSONResponse):
     """
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+        return json.dumps(
+            content, ensure_ascii=True, allow_nan=False, separators=(",", ":")
+        ).encode("ascii")
 
 
 def api_error(
-    status: int, error_type: str, message: str, request_id: str, headers: Mapping[str, str] | None = None
+    status: int,
+    error_type: str,
+    message: str,
+    request_id: str,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     """An error response shaped like the API's (JSON with `type: error`)."""
-    body = {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
-    return ASCIIJSONResponse(body, status_code=status, headers={**(headers or {}), "request-id": request_id})
+    body = {
+        "type": "error",
+        "error": {"type": error_type, "message": message},
+        "request_id": request_id,
+    }
+    return ASCIIJSONResponse(
+        body, status_code=status, headers={**(headers or {}), "request-id": request_id}
+    )
 
 
-def build_app(source: bytes, *, pace: float = DEFAULT_PACE, counters: Counters | None = None) -> Starlette:
+def build_app(
+    source: bytes, *, pace: float = DEFAULT_PACE, counters: Counters | None = None
+) -> Starlette:
     """The ASGI app replaying `source` (the raw bytes of a stream) on `POST /v1/messages`.
 
     Raises ValueError if `pace` is not a number of seconds from 0 to MAX_SECONDS.
@@ -220,11 +240,15 @@ def build_app(source: bytes, *, pace: float = DEFAULT_PACE, counters: Counters |
                 return ASCIIJSONResponse(accumulate(raw), headers={"request-id": request_id})
             except APIStreamError as error:
                 status = 529 if error.error_type == "overloaded_error" else 500
-                return api_error(status, error.error_type or "api_error", error.error_message, request_id)
+                return api_error(
+                    status, error.error_type or "api_error", error.error_message, request_id
+                )
             except StreamError as error:
                 return api_error(500, "api_error", str(error), request_id)
 
-        pieces, hang_up = plan_body(raw, error_after=options.get("error_after"), drop_at=options.get("drop_at"))
+        pieces, hang_up = plan_body(
+            raw, error_after=options.get("error_after"), drop_at=options.get("drop_at")
+        )
         headers = {
             "content-type": SSE_CONTENT_TYPE,
             "cache-control": "no-cache",
@@ -233,7 +257,10 @@ def build_app(source: bytes, *, pace: float = DEFAULT_PACE, counters: Counters |
         if options.get("x_accel_buffering"):
             headers["x-accel-buffering"] = options["x_accel_buffering"]
         body_pieces = paced(
-            pieces, options.get("pace", pace), options.get("first_token_delay", 0.0), options.get("hold_open", 0.0)
+            pieces,
+            options.get("pace", pace),
+            options.get("first_token_delay", 0.0),
+            options.get("hold_open", 0.0),
         )
         return ReplayResponse(body_pieces, hang_up=hang_up, counters=counters, headers=headers)
 
@@ -271,7 +298,9 @@ class ReplayServer:
             client = anthropic.Anthropic(base_url=server.url, api_key="test")
     """
 
-    def __init__(self, fixture: str | Path | bytes = "fixture", *, pace: float = DEFAULT_PACE, port: int = 0) -> None:
+    def __init__(
+        self, fixture: str | Path | bytes = "fixture", *, pace: float = DEFAULT_PACE, port: int = 0
+    ) -> None:
         self.counters = Counters()
         self.app = build_app(load_source(fixture), pace=pace, counters=self.counters)
         self.port = port
@@ -296,12 +325,19 @@ class ReplayServer:
         self.port = listener.getsockname()[1]
         self.url = f"http://{HOST}:{self.port}"
         config = uvicorn.Config(
-            self.app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=GRACE
+            self.app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=GRACE,
         )
         logging.getLogger("uvicorn.error").addFilter(HUSH)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [listener]}, name=f"replay-server-{self.port}", daemon=True
+            target=self._server.run,
+            kwargs={"sockets": [listener]},
+            name=f"replay-server-{self.port}",
+            daemon=True,
         )
         self._thread.start()
         deadline = time.monotonic() + 10
@@ -335,7 +371,9 @@ class ReplayServer:
         self.stop()
 
 
-def serve(fixture: str | Path = "fixture", *, port: int = DEFAULT_PORT, pace: float = DEFAULT_PACE) -> int:
+def serve(
+    fixture: str | Path = "fixture", *, port: int = DEFAULT_PORT, pace: float = DEFAULT_PACE
+) -> int:
     """The `serve` command: replay `fixture` on 127.0.0.1:`port` until Ctrl-C; returns the exit status.
 
     On Ctrl-C, open streams get GRACE seconds to finish before they are cut.
@@ -352,5 +390,7 @@ def serve(fixture: str | Path = "fixture", *, port: int = DEFAULT_PORT, pace: fl
     print(f"  curl -N '{url}/v1/messages?error_after=5' -d '{json.dumps({'stream': True})}'")
     print(f"  ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY=test python your_script.py")
     logging.getLogger("uvicorn.error").addFilter(HUSH)
-    uvicorn.run(app, host=HOST, port=port, log_level="info", lifespan="off", timeout_graceful_shutdown=GRACE)
+    uvicorn.run(
+        app, host=HOST, port=port, log_level="info", lifespan="off", timeout_graceful_shutdown=GRACE
+    )
     return 0

@@ -12,5 +12,7 @@ import sys
 # would look for a submodule in the new folder under the old name, and load a
 # second copy of it. Aliased here, the old names find the module already loaded.
 for _name in ("frames", "html", "widget"):
-    sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"streaming_lib.tools.stepper.{_name}")
+    sys.modules[f"{__name__}.{_name}"] = importlib.import_module(
+        f"streaming_lib.tools.stepper.{_name}"
+    )
 sys.modules[__name__] = importlib.import_module("streaming_lib.tools.stepper")

@@ -107,7 +107,9 @@ class Progress:
         block.length += len(piece)
         block.tail = (block.tail + piece[-TAIL_CHARS:])[-TAIL_CHARS:]
 
-    def _fragment(self, acc: MessageAccumulator, index: int, block: BlockProgress, fragment: str) -> None:
+    def _fragment(
+        self, acc: MessageAccumulator, index: int, block: BlockProgress, fragment: str
+    ) -> None:
         block.added = len(fragment)
         block.length += len(fragment)
         parser = acc.input_parsers[index]

@@ -13,7 +13,9 @@ from pathlib import Path
 def _find_fixtures() -> Path:
     # Installed from a wheel, the fixtures are packaged inside the package;
     # in a clone (or an editable install) they are the repo's `fixtures/`.
-    package = Path(__file__).resolve().parents[1]  # streaming_lib/, this module being in streaming_lib/tools/
+    package = (
+        Path(__file__).resolve().parents[1]
+    )  # streaming_lib/, this module being in streaming_lib/tools/
     packaged = package / "fixture_data"
     return packaged if packaged.is_dir() else package.parent / "fixtures"
 

@@ -42,7 +42,9 @@ TIMEOUT = 120  # seconds per cell: every check of a right answer takes a few
 MESSAGE_WIDTH = 72  # characters of the first failure shown in the table
 
 CHECK_LINE = re.compile(r"^# (?P<name>Check \d+):\s*(?P<what>.*)$")  # a check cell's first line
-PRACTISES = re.compile(r"\*\*Practises:\*\*\s*\[(?P<lesson>[^\]]+)\]")  # in the exercise's first cell
+PRACTISES = re.compile(
+    r"\*\*Practises:\*\*\s*\[(?P<lesson>[^\]]+)\]"
+)  # in the exercise's first cell
 
 
 def check_name(cell: nbformat.NotebookNode) -> str | None:
@@ -82,7 +84,9 @@ class Result:
     passed: int
     total: int
     failure: str  # "Check 1: NotImplementedError: your code here"
-    failed_check: str = ""  # the first failing check's first line, "Check 1: every kind of line ending, ..."
+    failed_check: str = (
+        ""  # the first failing check's first line, "Check 1: every kind of line ending, ..."
+    )
 
 
 def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Result:
@@ -93,7 +97,11 @@ def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Res
     """
     checks = [cell for cell in executed.cells if check_name(cell)]
     # A check passes only if it ran: a run cut short (a timeout, a dead kernel) leaves the rest unrun.
-    failed = [cell for cell in checks if cell.execution_count is None or any(out.output_type == "error" for out in cell.outputs)]
+    failed = [
+        cell
+        for cell in checks
+        if cell.execution_count is None or any(out.output_type == "error" for out in cell.outputs)
+    ]
     failure, failed_check = "", ""
     if failed:
         failed_check = failed[0].source.split("\n", 1)[0].lstrip("# ")
@@ -102,21 +110,34 @@ def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Res
         if error is not None:
             where = check_name(cell) or f"your cell {cell.get('id')!r}"
             # A check's AssertionError says what is wrong in words; any other error needs its name.
-            said = error.evalue if error.ename == "AssertionError" and error.evalue else f"{error.ename}: {error.evalue}"
-            if stopped and error.ename == "KeyboardInterrupt":  # how nbclient stops a cell that runs too long
+            said = (
+                error.evalue
+                if error.ename == "AssertionError" and error.evalue
+                else f"{error.ename}: {error.evalue}"
+            )
+            if (
+                stopped and error.ename == "KeyboardInterrupt"
+            ):  # how nbclient stops a cell that runs too long
                 said = stopped
             failure = shorten(f"{where}: {said}".rstrip(": "))  # an error with no message
             break
     failure = failure or shorten(stopped)
-    return Result(name, practises(executed), len(checks) - len(failed), len(checks), failure, failed_check)
+    return Result(
+        name, practises(executed), len(checks) - len(failed), len(checks), failure, failed_check
+    )
 
 
 def table(results: list[Result]) -> str:
     """The progress table (str, lines joined by newlines), and a last line of totals."""
     rows = [("exercise", "practises", "checks", "first failure")]
-    rows += [(r.name, r.practises, f"{r.passed} of {r.total}", r.failure or "all pass") for r in results]
+    rows += [
+        (r.name, r.practises, f"{r.passed} of {r.total}", r.failure or "all pass") for r in results
+    ]
     widths = [max(len(row[column]) for row in rows) for column in range(3)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3] for row in rows]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3]
+        for row in rows
+    ]
     lines.insert(1, "  ".join("-" * width for width in widths) + "  " + "-" * len(rows[0][3]))
     done = sum(r.passed == r.total for r in results)
     passed, total = sum(r.passed for r in results), sum(r.total for r in results)
@@ -133,11 +154,18 @@ async def execute(paths: list[Path], folder: Path) -> list[tuple[nbformat.Notebo
     """
     notebooks = [nbformat.read(path, as_version=4) for path in paths]
     # The kernel imports streaming_lib from this repository, installed or not.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
     cells = sum(cell.cell_type == "code" for notebook in notebooks for cell in notebook.cells)
-    bar_format = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} cells"  # no timings: nothing varies
+    bar_format = (
+        "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} cells"  # no timings: nothing varies
+    )
     limit = asyncio.Semaphore(os.cpu_count() or 1)
-    with tqdm(total=cells, desc="running the checks", bar_format=bar_format, leave=False, disable=None) as bar:
+    with tqdm(
+        total=cells, desc="running the checks", bar_format=bar_format, leave=False, disable=None
+    ) as bar:
 
         async def run(notebook: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, str]:
             client = NotebookClient(
@@ -168,8 +196,12 @@ def exercise_paths(folder: Path, names: list[str] = ()) -> list[Path]:
     if not names:
         return paths
     chosen = [path for path in paths if path.stem in names or path.stem[:2] in names]
-    if missing := [name for name in names if not any(name in (path.stem, path.stem[:2]) for path in chosen)]:
-        raise ValueError(f"no exercise {', '.join(missing)} in {folder} (there are: {', '.join(p.stem for p in paths)})")
+    if missing := [
+        name for name in names if not any(name in (path.stem, path.stem[:2]) for path in chosen)
+    ]:
+        raise ValueError(
+            f"no exercise {', '.join(missing)} in {folder} (there are: {', '.join(p.stem for p in paths)})"
+        )
     return chosen
 
 
@@ -182,4 +214,6 @@ def run(folder: Path = EXERCISES_DIR, names: list[str] = ()) -> list[Result]:
     if not paths:
         raise ValueError(f"no exercise notebooks (NN_name.ipynb) in {folder}")
     executed = asyncio.run(execute(paths, folder))
-    return [result(path.stem, notebook, stopped) for path, (notebook, stopped) in zip(paths, executed)]
+    return [
+        result(path.stem, notebook, stopped) for path, (notebook, stopped) in zip(paths, executed)
+    ]

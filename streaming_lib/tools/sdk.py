@@ -71,7 +71,9 @@ def sdk_client(raw: bytes, *, chunk_size: int | None = None) -> anthropic.Anthro
     return anthropic.Anthropic(api_key="test-key-not-used", http_client=http_client, max_retries=0)
 
 
-def sdk_final_message(raw: bytes, *, chunk_size: int | None = None, beta: bool = False) -> dict[str, Any]:
+def sdk_final_message(
+    raw: bytes, *, chunk_size: int | None = None, beta: bool = False
+) -> dict[str, Any]:
     """The SDK's final message (dict, `to_dict()`) for a stream body `raw` (bytes)
     delivered in chunks of `chunk_size` bytes. Raises whatever the SDK raises.
 
@@ -82,7 +84,9 @@ def sdk_final_message(raw: bytes, *, chunk_size: int | None = None, beta: bool =
     messages = client.beta.messages if beta else client.messages
     with warnings.catch_warnings():  # the model name is a placeholder: no deprecation notices
         warnings.simplefilter("ignore", DeprecationWarning)
-        manager = messages.stream(model=MODEL, max_tokens=1024, messages=[{"role": "user", "content": "fix calc.py"}])
+        manager = messages.stream(
+            model=MODEL, max_tokens=1024, messages=[{"role": "user", "content": "fix calc.py"}]
+        )
     with manager as stream:
         for _ in stream:
             pass
@@ -112,7 +116,11 @@ def compare_messages(ours: Any, theirs: Any, path: str = "message") -> list[str]
     if isinstance(ours, list) and isinstance(theirs, list):
         if len(ours) != len(theirs):
             return [f"{path}: {len(ours)} items here, {len(theirs)} in the SDK's"]
-        return [d for i, (a, b) in enumerate(zip(ours, theirs)) for d in compare_messages(a, b, f"{path}[{i}]")]
+        return [
+            d
+            for i, (a, b) in enumerate(zip(ours, theirs))
+            for d in compare_messages(a, b, f"{path}[{i}]")
+        ]
     if ours != ours and theirs != theirs:
         return []  # NaN on both sides: equal, though NaN != NaN
     if ours != theirs or type(ours) is not type(theirs):
@@ -176,8 +184,12 @@ def write_atomically(target: Path, text: str) -> None:
     `target` (`os.replace`: atomic on one file system). If anything fails, the
     old `target` is left as it was and the temporary file is removed."""
     data = text.encode("utf-8")  # before any file is touched: an error here writes nothing
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644  # mkstemp's file is private (0600)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    mode = (
+        target.stat().st_mode & 0o777 if target.exists() else 0o644
+    )  # mkstemp's file is private (0600)
+    handle, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+    )
     try:
         os.chmod(temporary, mode)
         with os.fdopen(handle, "wb") as file:
@@ -197,7 +209,10 @@ def regenerate(directory: Path = FIXTURES_DIR) -> list[Path]:
     written = []
     for name in fixture_names(directory):
         raw = read_fixture(name, directory)
-        for suffix, verdict in ((".sdk.json", sdk_verdict(raw)), (".expected.json", our_verdict(raw))):
+        for suffix, verdict in (
+            (".sdk.json", sdk_verdict(raw)),
+            (".expected.json", our_verdict(raw)),
+        ):
             target = directory / f"{name}{suffix}"
             write_atomically(target, verdict_text(verdict))
             written.append(target)
@@ -207,9 +222,13 @@ def regenerate(directory: Path = FIXTURES_DIR) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m streaming_lib.tools.sdk", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m streaming_lib.tools.sdk", description=__doc__.splitlines()[0]
+    )
     parser.add_argument(
-        "command", choices=["regenerate"], help="rewrite fixtures/*.sdk.json (the SDK's verdicts) and *.expected.json (ours)"
+        "command",
+        choices=["regenerate"],
+        help="rewrite fixtures/*.sdk.json (the SDK's verdicts) and *.expected.json (ours)",
     )
     parser.add_argument("--dir", type=Path, default=FIXTURES_DIR, help="the fixtures folder")
     args = parser.parse_args(argv)

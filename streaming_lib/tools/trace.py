@@ -33,12 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from ..accumulator import MessageAccumulator
-from ..events import decode_event
 from ..errors import StreamError
+from ..events import decode_event
 from ..lines import LineDecoder
 from ..partial_json import AppendString, Change, SetValue
-from .block_progress import BlockProgress, Progress
 from ..sse import SSEDecoder
+from .block_progress import BlockProgress, Progress
 
 COLUMNS = (4, 20, 5, 37)  # widths of: number, event, [index], delta (the state follows)
 STATE_COLUMNS = 100  # the state column is cut (with "…") past this many terminal columns
@@ -95,7 +95,9 @@ def describe_delta(event: dict[str, Any]) -> str:
     if kind == "content_block_delta":
         delta = dict(event["delta"])
         delta.pop("type", None)
-        return " ".join(shown_start(v, COLUMNS[3]) if isinstance(v, str) else show(v) for v in delta.values())
+        return " ".join(
+            shown_start(v, COLUMNS[3]) if isinstance(v, str) else show(v) for v in delta.values()
+        )
     if kind == "content_block_start":
         return event["content_block"].get("type", "?")
     if kind == "message_start":
@@ -135,9 +137,19 @@ def describe_state(acc: MessageAccumulator, event: dict[str, Any], progress: Pro
     if kind == "message_delta":
         usage, reason = acc.message.get("usage"), acc.message.get("stop_reason")  # type: ignore[union-attr]
         tokens = usage.get("output_tokens") if isinstance(usage, dict) else None
-        reason = printable(reason) if isinstance(reason, str) else reason if reason is None else show(reason)
+        reason = (
+            printable(reason)
+            if isinstance(reason, str)
+            else reason
+            if reason is None
+            else show(reason)
+        )
         return f"stop_reason={reason} output_tokens={tokens}"
-    block = progress.blocks.get(index) if kind in ("content_block_delta", "content_block_stop") else None
+    block = (
+        progress.blocks.get(index)
+        if kind in ("content_block_delta", "content_block_stop")
+        else None
+    )
     if block is None:
         return ""
     if block.kind == "tool":
@@ -152,7 +164,9 @@ def describe_state(acc: MessageAccumulator, event: dict[str, Any], progress: Pro
             verdict = "✘ not JSON: more text after the value"
         else:
             verdict = "✔ parses" if block.parses else "✘ not JSON yet"
-        changes = filter(None, map(describe_change, acc.input_changes[:16]))  # more would be cut anyway
+        changes = filter(
+            None, map(describe_change, acc.input_changes[:16])
+        )  # more would be cut anyway
         return " · ".join([counts(block), verdict, *changes])
     if block.kind in ("text", "thinking"):
         if kind == "content_block_stop":
@@ -167,7 +181,9 @@ def chunks_of(raw: bytes, size: int) -> Iterator[bytes]:
         yield raw[start : start + size]
 
 
-def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], None] = print) -> MessageAccumulator:
+def trace(
+    raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], None] = print
+) -> MessageAccumulator:
     """Print the trace of stream `raw` (bytes) delivered in `chunk_size`-byte chunks.
 
     Returns the accumulator; raises the `StreamError` that ended the stream,
@@ -184,7 +200,9 @@ def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], Non
                 if acc.complete:
                     break
                 dispatched = sse.feed_line(line)
-                event = None if dispatched is None else decode_event(dispatched, acc.next_event_number)
+                event = (
+                    None if dispatched is None else decode_event(dispatched, acc.next_event_number)
+                )
                 if event is None:
                     continue
                 acc.feed(event)
@@ -198,12 +216,16 @@ def trace(raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], Non
         acc.fill_partial(error)
         out("")
         out(f"{type(error).__name__}: {error}")
-        out("partial message: " + printable(json.dumps(error.partial, ensure_ascii=False, indent=2)))
+        out(
+            "partial message: " + printable(json.dumps(error.partial, ensure_ascii=False, indent=2))
+        )
         raise
     return acc
 
 
-def run(path: Path, *, chunk_size: int | None, with_sdk: bool, out: Callable[[str], None] = print) -> int:
+def run(
+    path: Path, *, chunk_size: int | None, with_sdk: bool, out: Callable[[str], None] = print
+) -> int:
     """The `trace` command: returns the exit status (0 ok, 1 stream error or SDK mismatch)."""
     raw = path.read_bytes()
     try:
@@ -220,10 +242,14 @@ def run(path: Path, *, chunk_size: int | None, with_sdk: bool, out: Callable[[st
             out(f"the SDK, on the same bytes, {said}")
         return 1
     for index in acc.incomplete_blocks():
-        out(f"⚠ block {index} is incomplete: no content_block_stop, or an input that is not a JSON object")
+        out(
+            f"⚠ block {index} is incomplete: no content_block_stop, or an input that is not a JSON object"
+        )
     for index in sorted(acc.input_parsers):  # every block whose input streamed: the calls
         verdict, name = acc.tool_call_verdict(index), acc.message["content"][index].get("name")  # type: ignore[index]
-        out(f"{'✔' if verdict.runnable else '✘'} [{index}] {name} {'may' if verdict.runnable else 'may not'} run: {verdict.reason}")
+        out(
+            f"{'✔' if verdict.runnable else '✘'} [{index}] {name} {'may' if verdict.runnable else 'may not'} run: {verdict.reason}"
+        )
     if not with_sdk:
         return 0
     from .sdk import compare_messages, sdk_verdict

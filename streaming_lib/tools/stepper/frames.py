@@ -136,10 +136,16 @@ class EventsSoFar(Sequence):  # type: ignore[type-arg]
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             return tuple(self._log[i] for i in range(self._count)[index])
-        return self._log[range(self._count)[index]]  # negative indices, and IndexError past the count
+        return self._log[
+            range(self._count)[index]
+        ]  # negative indices, and IndexError past the count
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return (
+            isinstance(other, Sequence)
+            and len(self) == len(other)
+            and all(a == b for a, b in zip(self, other))
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -176,11 +182,15 @@ class ChunkPlan:
         self._chunk: int | None = None
         self._ends: list[int] = []  # event by event: where each chunk ends
         if chunk_size == EVENT_BY_EVENT:
-            self._ends = [end for end in event_ends(raw) if end < len(raw)] + ([len(raw)] if raw else [])
+            self._ends = [end for end in event_ends(raw) if end < len(raw)] + (
+                [len(raw)] if raw else []
+            )
         elif isinstance(chunk_size, int) and not isinstance(chunk_size, bool) and chunk_size >= 1:
             self._chunk = chunk_size
         else:
-            raise ValueError(f"chunk_size must be a positive int or {EVENT_BY_EVENT!r}, not {chunk_size!r}")
+            raise ValueError(
+                f"chunk_size must be a positive int or {EVENT_BY_EVENT!r}, not {chunk_size!r}"
+            )
 
     def __len__(self) -> int:
         return len(self._ends) if self._chunk is None else -(-self.size // self._chunk)
@@ -251,7 +261,9 @@ class _Run:
         return self.step, copy.deepcopy(self.lines), copy.deepcopy(self.sse), self.dispatched
 
     @classmethod
-    def resume(cls, log: list[dict[str, Any]], checkpoint: tuple[int, LineDecoder, SSEDecoder, int]) -> _Run:
+    def resume(
+        cls, log: list[dict[str, Any]], checkpoint: tuple[int, LineDecoder, SSEDecoder, int]
+    ) -> _Run:
         """A run at a checkpoint's step: its decoders copied back, the accumulator fed the
         events dispatched until then (no error came before a checkpoint)."""
         run = cls(log)
@@ -269,7 +281,9 @@ class _Run:
         error = None
         try:
             completed = self.lines.feed(chunk) if chunk is not None else self.lines.flush()
-            if not completed and chunk is not None:  # most small chunks end no line: nothing else moves
+            if (
+                not completed and chunk is not None
+            ):  # most small chunks end no line: nothing else moves
                 self.step += 1
                 self.last = NOTHING_ENDED
                 return
@@ -286,7 +300,14 @@ class _Run:
 
     def _dispatch(self, dispatched: ServerSentEvent) -> None:
         if self.dispatched == len(self.log):  # the first run over the stream: log it
-            self.log.append({"event": dispatched.event, "data": dispatched.data, "id": dispatched.id, "skipped": False})
+            self.log.append(
+                {
+                    "event": dispatched.event,
+                    "data": dispatched.data,
+                    "id": dispatched.id,
+                    "skipped": False,
+                }
+            )
         record = self.log[self.dispatched]
         self.dispatched += 1
         record["skipped"] = not self._accept(dispatched)
@@ -333,7 +354,9 @@ class _Run:
                     "index": index,
                     "name": block.get("name"),
                     "raw": buffers.get(index, ""),
-                    "parses": self.progress.blocks[index].parses if index in self.progress.blocks else False,
+                    "parses": self.progress.blocks[index].parses
+                    if index in self.progress.blocks
+                    else False,
                     "partial": value,
                     "preview": preview,
                     "stopped": index in acc.stopped,
@@ -441,13 +464,20 @@ class Frames(Sequence):  # type: ignore[type-arg]
     def _run_before(self, step: int) -> _Run:
         """The cheapest run to bring to `step`: the last one used, if it is at `step` or
         before it, or one resumed from the last checkpoint before `step`."""
-        index = bisect_left(self._checkpoint_steps, step) - 1  # a checkpoint before `step`, not at it:
-        nearest = self._checkpoints[index] if index >= 0 else None  # the frame needs that step's lines
+        index = (
+            bisect_left(self._checkpoint_steps, step) - 1
+        )  # a checkpoint before `step`, not at it:
+        nearest = (
+            self._checkpoints[index] if index >= 0 else None
+        )  # the frame needs that step's lines
         cursor = self._cursor
         if cursor is not None and cursor.step <= step:
             # Resuming feeds the accumulator every event so far (each costs a few
             # chunks' worth), then the chunks after the checkpoint.
-            if nearest is None or step - cursor.step <= RESUME_COST * nearest[3] + step - nearest[0]:
+            if (
+                nearest is None
+                or step - cursor.step <= RESUME_COST * nearest[3] + step - nearest[0]
+            ):
                 return cursor
         return _Run(self._log) if nearest is None else _Run.resume(self._log, nearest)
 

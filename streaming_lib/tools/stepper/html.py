@@ -89,15 +89,21 @@ def byte_tokens(raw: bytes, start: int = 0, end: int | None = None) -> list[str]
     # A character covering `start` begins at most 3 bytes before it, and one
     # begun before `end` ends at most 3 bytes after: decode those bytes too.
     low, high = max(0, start - 3), min(len(raw), end + 3)
-    for run in re.finditer(rb"[\x80-\xff]+", raw[low:high]):  # ASCII bytes are never part of a longer character
+    for run in re.finditer(
+        rb"[\x80-\xff]+", raw[low:high]
+    ):  # ASCII bytes are never part of a longer character
         for offset, length, char in characters(run.group()):
             if char is None:
                 continue
             title = escape(f"U+{ord(char):04X} {char}")
             first = low + run.start() + offset
             for at in range(max(first, start), min(first + length, end)):
-                tokens[at - start] = f'<span class="ss-esc ss-u8" title="{title}">\\x{raw[at]:02x}</span>'
-    for match in LINE_BREAK.finditer(raw, start, min(len(raw), end + 1)):  # +1: is a CR followed by LF?
+                tokens[at - start] = (
+                    f'<span class="ss-esc ss-u8" title="{title}">\\x{raw[at]:02x}</span>'
+                )
+    for match in LINE_BREAK.finditer(
+        raw, start, min(len(raw), end + 1)
+    ):  # +1: is a CR followed by LF?
         if match.start() < end:
             tokens[match.start() - start] += "\n"
     return tokens
@@ -132,8 +138,13 @@ def bytes_html(tokens: Sequence[str], frame: Frame) -> str:
     `tokens`: `byte_tokens(raw)` or `ByteTokens(raw)`."""
     low = max(0, frame.end - BYTES_SHOWN)
     start = max(frame.start, low)
-    return (_count_note(low, "bytes") + "".join(tokens[low:start])
-            + '<mark class="ss-chunk">' + "".join(tokens[start : frame.end]) + "</mark>")
+    return (
+        _count_note(low, "bytes")
+        + "".join(tokens[low:start])
+        + '<mark class="ss-chunk">'
+        + "".join(tokens[start : frame.end])
+        + "</mark>"
+    )
 
 
 def pending_html(tokens: Sequence[str], frame: Frame) -> str:
@@ -221,17 +232,25 @@ def lines_html(frame: Frame) -> str:
             f"{len(have)} of its {len(have) + missing} bytes have arrived; they wait in <code>pending</code></div>"
         )
     if frame.after_cr:
-        parts.append('<div class="ss-callout">the chunk ended with CR: an LF first in the next chunk is its CRLF</div>')
+        parts.append(
+            '<div class="ss-callout">the chunk ended with CR: an LF first in the next chunk is its CRLF</div>'
+        )
     if frame.lines:
-        items = [f'<li class="ss-new">{_line_html(line)}</li>' for line in frame.lines[-LINES_SHOWN:]]
+        items = [
+            f'<li class="ss-new">{_line_html(line)}</li>' for line in frame.lines[-LINES_SHOWN:]
+        ]
         skipped = len(frame.lines) - len(items)
-        parts.append('<div class="ss-sub">lines out (decoded str)</div>' + _list(items, skipped, "lines"))
+        parts.append(
+            '<div class="ss-sub">lines out (decoded str)</div>' + _list(items, skipped, "lines")
+        )
     else:
         parts.append(f'<div class="ss-sub">lines out</div>{_none("no line ended at this step")}')
     return "".join(parts)
 
 
-def _line_html(line: str) -> str:  # one decoded line, with what the SSE decoder will make of it if special
+def _line_html(
+    line: str,
+) -> str:  # one decoded line, with what the SSE decoder will make of it if special
     if line == "":
         return '<span class="ss-dim">(blank line) ← dispatch the event</span>'
     note = ' <span class="ss-dim">← comment: ignored</span>' if line.startswith(":") else ""
@@ -240,9 +259,14 @@ def _line_html(line: str) -> str:  # one decoded line, with what the SSE decoder
 
 def sse_html(frame: Frame) -> str:
     """Stage 2: the fields of the event being built."""
-    event_type = _json(frame.event_type) + (' <span class="ss-dim">(dispatches as "message")</span>' if not frame.event_type else "")
+    event_type = _json(frame.event_type) + (
+        ' <span class="ss-dim">(dispatches as "message")</span>' if not frame.event_type else ""
+    )
     if frame.data_lines:
-        items = [f'<li><span class="ss-line">{_text(line)}</span></li>' for line in frame.data_lines[-LINES_SHOWN:]]
+        items = [
+            f'<li><span class="ss-line">{_text(line)}</span></li>'
+            for line in frame.data_lines[-LINES_SHOWN:]
+        ]
         skipped = len(frame.data_lines) - len(items)
         data = _list(items, skipped, "data lines", first=0)
     else:
@@ -252,13 +276,23 @@ def sse_html(frame: Frame) -> str:
     note = ""
     if frame.kind == "end" and frame.data_lines:
         note = '<div class="ss-callout">no blank line came: this event is never dispatched</div>'
-    return _row("event type", event_type) + _row("data lines", data) + _row("last event ID", last_id) + _row("retry", retry) + note
+    return (
+        _row("event type", event_type)
+        + _row("data lines", data)
+        + _row("last event ID", last_id)
+        + _row("retry", retry)
+        + note
+    )
 
 
 def event_item_html(number: int, event: dict[str, Any]) -> str:
     """One dispatched event (`number` counts from 1): its type, its id, its data."""
-    event_id = f' <span class="ss-dim">id {_json(event["id"])}</span>' if event["id"] is not None else ""
-    skipped = ' <span class="ss-dim">(skipped: no Messages API event)</span>' if event["skipped"] else ""
+    event_id = (
+        f' <span class="ss-dim">id {_json(event["id"])}</span>' if event["id"] is not None else ""
+    )
+    skipped = (
+        ' <span class="ss-dim">(skipped: no Messages API event)</span>' if event["skipped"] else ""
+    )
     classes = "ss-event ss-skipped" if event["skipped"] else "ss-event"
     return (
         f'<div class="{classes}"><span class="ss-num">{number}</span> '
@@ -283,7 +317,9 @@ def _block_html(index: int, block: Any, stopped: bool) -> str:
     if not isinstance(block, dict):  # a message_start whose content held something else
         return f'<div class="ss-block"><span class="ss-num">[{index}]</span> <code>{_json(block)}</code></div>'
     kind = str(block.get("type", "?"))
-    state = '<span class="ss-ok">■ stopped</span>' if stopped else '<span class="ss-open">▶ open</span>'
+    state = (
+        '<span class="ss-ok">■ stopped</span>' if stopped else '<span class="ss-open">▶ open</span>'
+    )
     name = f' <span class="ss-name">{escape(str(block["name"]))}</span>' if "name" in block else ""
     if kind in ("text", "thinking"):
         body = f'<div class="ss-text">{_text(str(block.get(kind) or ""))}</div>'
@@ -301,7 +337,10 @@ def content_html(frame: Frame) -> str:
         return _none("no message_start yet")
     if not frame.content:
         return _none("message started, no content block yet")
-    return "".join(_block_html(index, block, index in frame.stopped) for index, block in enumerate(frame.content))
+    return "".join(
+        _block_html(index, block, index in frame.stopped)
+        for index, block in enumerate(frame.content)
+    )
 
 
 def tool_rows(tool: dict[str, Any]) -> list[tuple[str, str]]:
@@ -311,7 +350,9 @@ def tool_rows(tool: dict[str, Any]) -> list[tuple[str, str]]:
     if tool["parses"]:
         verdict = '<span class="ss-ok">✔ parses</span>'
     else:
-        verdict = '<span class="ss-bad">✘ not JSON' + ("" if tool["stopped"] else " yet") + "</span>"
+        verdict = (
+            '<span class="ss-bad">✘ not JSON' + ("" if tool["stopped"] else " yet") + "</span>"
+        )
     raw = _text(tool["raw"]) if tool["raw"] else _none("empty")
     if tool["preview"] == "value":
         preview = f"<code>{_json_text(tool['partial'])}</code>"
@@ -319,7 +360,11 @@ def tool_rows(tool: dict[str, Any]) -> list[tuple[str, str]]:
         preview = _none("no value started yet")
     else:
         preview = f'<span class="ss-bad">{escape(tool["preview"])}</span>'
-    rows = [("JSON buffer", f'<code class="ss-raw">{raw}</code>'), ("json.loads", verdict), ("partial JSON", preview)]
+    rows = [
+        ("JSON buffer", f'<code class="ss-raw">{raw}</code>'),
+        ("json.loads", verdict),
+        ("partial JSON", preview),
+    ]
     if tool["stopped"] and tool["parses"]:
         rows.append(("at stop", "json.loads(buffer) became the block's input"))
     if tool["runnable"]:
@@ -347,11 +392,26 @@ def stop_html(frame: Frame) -> str:
     if frame.content is None:
         return _none("no message_start yet")
     stop = frame.stop_reason  # a string from the API; anything else is shown as JSON
-    reason = _none("null: not decided yet") if stop is None else f"<b>{escape(stop) if isinstance(stop, str) else _json(stop)}</b>"
-    usage = frame.usage if isinstance(frame.usage, dict) or frame.usage is None else {"(not an object)": frame.usage}
-    usage = "".join(f'<div><span class="ss-dim">{escape(key)}:</span> {_json(value)}</div>' for key, value in (usage or {}).items())
+    reason = (
+        _none("null: not decided yet")
+        if stop is None
+        else f"<b>{escape(stop) if isinstance(stop, str) else _json(stop)}</b>"
+    )
+    usage = (
+        frame.usage
+        if isinstance(frame.usage, dict) or frame.usage is None
+        else {"(not an object)": frame.usage}
+    )
+    usage = "".join(
+        f'<div><span class="ss-dim">{escape(key)}:</span> {_json(value)}</div>'
+        for key, value in (usage or {}).items()
+    )
     done = '<span class="ss-ok">✔ arrived</span>' if frame.complete else _none("not yet")
-    return _row("stop_reason", reason) + _row("message_stop", done) + f'<div class="ss-sub">usage</div>{usage or _none()}'
+    return (
+        _row("stop_reason", reason)
+        + _row("message_stop", done)
+        + f'<div class="ss-sub">usage</div>{usage or _none()}'
+    )
 
 
 def render_strings(frame: Frame) -> dict[str, str]:
@@ -384,7 +444,14 @@ LEGEND = (
 
 # (slot, stage number, title, subtitle, extra CSS classes of the panel, of its body)
 PANELS = (
-    ("bytes", 1, "bytes received", "what the network delivered, chunk by chunk", "ss-wide", "ss-tail"),
+    (
+        "bytes",
+        1,
+        "bytes received",
+        "what the network delivered, chunk by chunk",
+        "ss-wide",
+        "ss-tail",
+    ),
     ("lines", 2, "LineDecoder", "bytes → lines", "", ""),
     ("sse", 3, "SSEDecoder", "lines → events: the event being built", "", ""),
     ("events", 4, "events dispatched", "one per blank line", "ss-wide", "ss-tail"),
@@ -423,7 +490,10 @@ def render_panels(tokens: Sequence[str], frame: Frame, steps: int, total: int) -
     or `ByteTokens(raw)`, `steps` the number of frames, `total` the stream's size in bytes."""
     slots = render_strings(frame)
     count = len(frame.events)
-    items = {i: event_item_html(i + 1, frame.events[i]) for i in range(max(0, count - EVENTS_SHOWN), count)}
+    items = {
+        i: event_item_html(i + 1, frame.events[i])
+        for i in range(max(0, count - EVENTS_SHOWN), count)
+    }
     slots["events"] = events_html(items, count, frame.new_events)
     slots["status"] = status_html(frame, steps, total)
     slots["bytes"] = bytes_html(tokens, frame)
@@ -459,8 +529,10 @@ def thinned_note(shown: int, count: int) -> str:
     """What the page says above its slider when it holds only some steps ("" when it holds all)."""
     if shown == count:
         return ""
-    return (f"This page holds {shown:,} of the stream's {count:,} steps, evenly spaced; "
-            "the stepper widget in a notebook (StreamStepper) shows every step.")
+    return (
+        f"This page holds {shown:,} of the stream's {count:,} steps, evenly spaced; "
+        "the stepper widget in a notebook (StreamStepper) shows every step."
+    )
 
 
 def page_data(raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]]) -> dict[str, Any]:
@@ -485,15 +557,33 @@ def page_data(raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]]) -> dict[st
         for step in steps:  # in order: a lazy `Frames` then only feeds forward
             frame = frames[step]
             row = [KINDS.index(frame.kind), frame.step, frame.start, frame.end, len(frame.pending)]
-            row += [len(frame.partial_char), len(frame.events), frame.new_events, int(frame.complete and not frame.error)]
+            row += [
+                len(frame.partial_char),
+                len(frame.events),
+                frame.new_events,
+                int(frame.complete and not frame.error),
+            ]
             html = render_strings(frame)
             rows.append(row + [intern(html[name]) for name in STRING_SLOTS])
         events = frame.events  # every frame's events are a prefix of the last frame's
         items = [event_item_html(number, event) for number, event in enumerate(events, 1)]
-        plan_data.append({"label": plan_label(chunk_size), "events": items, "frames": rows, "last": len(frames) - 1,
-                          "note": thinned_note(len(steps), len(frames))})
+        plan_data.append(
+            {
+                "label": plan_label(chunk_size),
+                "events": items,
+                "frames": rows,
+                "last": len(frames) - 1,
+                "note": thinned_note(len(steps), len(frames)),
+            }
+        )
     limits = {"bytes": BYTES_SHOWN, "pending": PENDING_SHOWN, "events": EVENTS_SHOWN}
-    return {"slots": list(STRING_SLOTS), "limits": limits, "tokens": byte_tokens(raw), "strings": strings, "plans": plan_data}
+    return {
+        "slots": list(STRING_SLOTS),
+        "limits": limits,
+        "tokens": byte_tokens(raw),
+        "strings": strings,
+        "plans": plan_data,
+    }
 
 
 # The page's script: it draws frame `k` of the chosen plan, nothing else. Its rows
@@ -507,27 +597,48 @@ def _script_json(value: Any) -> str:
     # JSON inside <script>: "</" and "<!--" must not appear, or the HTML parser would
     # end (or comment out) the script early; "\\/" and "\\u003c" are JSON escapes.
     # A lone surrogate (JSON allows "\\ud800", UTF-8 does not) is written as its escape.
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace").decode("utf-8")
+    text = (
+        json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        .encode("utf-8", "backslashreplace")
+        .decode("utf-8")
+    )
     return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
 
 
-NOTEBOOK_NOTE = ("Run this cell (Shift+Enter) to use the stepper: a notebook opened from disk "
-                 "does not run the scripts of its saved outputs.")
+NOTEBOOK_NOTE = (
+    "Run this cell (Shift+Enter) to use the stepper: a notebook opened from disk "
+    "does not run the scripts of its saved outputs."
+)
 PAGE_NOTE = "This page needs JavaScript to step through the stream."
 
 
-def static_fragment(raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]], *, title: str = "", interval: int = 400,
-                    note: str = NOTEBOOK_NOTE) -> str:
+def static_fragment(
+    raw: bytes,
+    plans: Mapping[ChunkSize, Sequence[Frame]],
+    *,
+    title: str = "",
+    interval: int = 400,
+    note: str = NOTEBOOK_NOTE,
+) -> str:
     """The stepper as one HTML fragment (a div with its style, data and script): for
     `IPython.display.HTML`, or inside a page. The first plan is shown first. `note`
     is what shows instead where the script cannot run."""
     payload = _script_json(page_data(raw, plans))
-    element_id = "ss-" + hashlib.sha1(payload.encode()).hexdigest()[:12]  # deterministic: same input, same page
-    steps = len(page_steps(len(next(iter(plans.values()))))) - 1  # the slider moves through the rows embedded
+    element_id = (
+        "ss-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
+    )  # deterministic: same input, same page
+    steps = (
+        len(page_steps(len(next(iter(plans.values()))))) - 1
+    )  # the slider moves through the rows embedded
     select = ""
     if len(plans) > 1:
-        options = "".join(f'<option value="{i}">{escape(plan_label(size))}</option>' for i, size in enumerate(plans))
-        select = f'<label>chunks <select class="ss-plan" autocomplete="off">{options}</select></label>'
+        options = "".join(
+            f'<option value="{i}">{escape(plan_label(size))}</option>'
+            for i, size in enumerate(plans)
+        )
+        select = (
+            f'<label>chunks <select class="ss-plan" autocomplete="off">{options}</select></label>'
+        )
     heading = f'<div class="ss-title">{escape(title)}</div>' if title else ""
     # autocomplete="off": going Back, the browser must not restore a control's old
     # value behind the script's back (the page would show one step, the slider another).
@@ -551,7 +662,9 @@ def static_fragment(raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]], *, t
     )
 
 
-def static_page(raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]], *, title: str = "Stream stepper") -> str:
+def static_page(
+    raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]], *, title: str = "Stream stepper"
+) -> str:
     """A whole self-contained HTML document with the frames of every plan in `plans` (all, or `page_steps`)."""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

@@ -53,7 +53,9 @@ def read_source(source: str | Path | bytes | None) -> tuple[bytes, str]:
     return path.read_bytes(), path.name
 
 
-def static_html(source: str | Path | bytes | None = None, chunk_sizes: tuple[ChunkSize, ...] = (7,)) -> Any:
+def static_html(
+    source: str | Path | bytes | None = None, chunk_sizes: tuple[ChunkSize, ...] = (7,)
+) -> Any:
     """The static stepper as an `IPython.display.HTML` object: a slider that works
     without a kernel, with a chunk selector if several `chunk_sizes` are given."""
     from IPython.display import HTML
@@ -90,16 +92,28 @@ class StreamStepper(widgets.VBox):
         self._redrawing = True  # no redraw while the controls are being set up or re-ranged
 
         choices = CHUNK_CHOICES if chunk_size in CHUNK_CHOICES else CHUNK_CHOICES + (chunk_size,)
-        self.play = widgets.Play(value=0, min=0, max=1, interval=interval, show_repeat=False, description="play")
-        self.slider = widgets.IntSlider(
-            value=0, min=0, max=1, description="step", continuous_update=True, layout=widgets.Layout(flex="1 1 auto")
+        self.play = widgets.Play(
+            value=0, min=0, max=1, interval=interval, show_repeat=False, description="play"
         )
-        widgets.jslink((self.play, "value"), (self.slider, "value"))  # in the browser: playing moves the slider
+        self.slider = widgets.IntSlider(
+            value=0,
+            min=0,
+            max=1,
+            description="step",
+            continuous_update=True,
+            layout=widgets.Layout(flex="1 1 auto"),
+        )
+        widgets.jslink(
+            (self.play, "value"), (self.slider, "value")
+        )  # in the browser: playing moves the slider
         self.chunk_choice = widgets.ToggleButtons(
             options=[(plan_label(size), size) for size in choices],
             value=chunk_size,
             style={"button_width": "auto"},
-            tooltips=["one event per chunk" if size == EVENT_BY_EVENT else f"chunks of {plan_label(size)}" for size in choices],
+            tooltips=[
+                "one event per chunk" if size == EVENT_BY_EVENT else f"chunks of {plan_label(size)}"
+                for size in choices
+            ],
         )
         self.panels = widgets.HTML()
         heading = widgets.HTML(
@@ -146,7 +160,9 @@ class StreamStepper(widgets.VBox):
     def _on_chunk_size(self, change: dict[str, Any]) -> None:
         # Stay at the same place in the stream: the first step that has received
         # as many bytes as the one on screen (the end of stream stays the end).
-        old = self.frames_for(change["old"])[min(self.slider.value, len(self.frames_for(change["old"])) - 1)]
+        old = self.frames_for(change["old"])[
+            min(self.slider.value, len(self.frames_for(change["old"])) - 1)
+        ]
         frames = self.frames_for(change["new"])
         step = len(frames) - 1 if old.kind == "end" else frames.step_reaching(old.end)
         self._range_to(change["new"], step)
@@ -166,22 +182,36 @@ class StreamStepper(widgets.VBox):
 
     def _draw(self) -> None:
         frames = self.frames
-        self.panels.value = render_panels(self._tokens, frames[self.slider.value], len(frames), len(self.raw))
+        self.panels.value = render_panels(
+            self._tokens, frames[self.slider.value], len(frames), len(self.raw)
+        )
 
     # -- without a kernel -----------------------------------------------------------------
 
-    def to_html(self, path: str | Path | None = None, chunk_sizes: tuple[ChunkSize, ...] | None = None) -> str:
+    def to_html(
+        self, path: str | Path | None = None, chunk_sizes: tuple[ChunkSize, ...] | None = None
+    ) -> str:
         """A self-contained HTML page with the frames of the current chunk size, or of each of
         `chunk_sizes` with a selector (every step, or `html.PAGE_FRAMES` evenly spaced ones,
         as the page says); written to `path` too if given."""
         sizes = chunk_sizes or (self.chunk_size,)
-        page = static_page(self.raw, {size: self.frames_for(size) for size in sizes}, title=f"Stream stepper · {self.name}")
+        page = static_page(
+            self.raw,
+            {size: self.frames_for(size) for size in sizes},
+            title=f"Stream stepper · {self.name}",
+        )
         if path is not None:
             Path(path).write_text(page, encoding="utf-8")
         return page
 
     @classmethod
-    def static(cls, source: str | Path | bytes | None = None, chunk_size: ChunkSize = 7, *, chunk_sizes: tuple[ChunkSize, ...] | None = None) -> Any:
+    def static(
+        cls,
+        source: str | Path | bytes | None = None,
+        chunk_size: ChunkSize = 7,
+        *,
+        chunk_sizes: tuple[ChunkSize, ...] | None = None,
+    ) -> Any:
         """The static stepper, for `display()`: works on nbviewer and in exported HTML."""
         return static_html(source, chunk_sizes or (chunk_size,))
 
@@ -191,7 +221,9 @@ class StreamStepper(widgets.VBox):
             bundle["text/plain"] = repr(self)
             if self.static_fallback:
                 plans = {self.chunk_size: self.frames}
-                bundle["text/html"] = static_fragment(self.raw, plans, title=f"Stream stepper · {self.name}")
+                bundle["text/html"] = static_fragment(
+                    self.raw, plans, title=f"Stream stepper · {self.name}"
+                )
         return bundle
 
     def __repr__(self) -> str:
