@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from streaming_lib import accumulate
@@ -72,8 +73,8 @@ def run(
             log(f"  overhead: {kind} stream, {size_text(size)} ({len(raw):,} bytes)")
             timed = interleaved_best(
                 {
-                    "accumulate": (lambda chunks=chunks: accumulate(chunks), repeats),
-                    "lower_bound": (lambda chunks=chunks: lower_bound(chunks), repeats),
+                    "accumulate": (partial(accumulate, chunks), repeats),
+                    "lower_bound": (partial(lower_bound, chunks), repeats),
                 }
             )
             message = timed["accumulate"][1]
@@ -87,7 +88,7 @@ def run(
                     "chunk_bytes": CHUNK,
                     "accumulate_s": timed["accumulate"][0],
                     "lower_bound_s": timed["lower_bound"][0],
-                    "accumulate_peak_bytes": peak_memory(lambda chunks=chunks: accumulate(chunks)),
+                    "accumulate_peak_bytes": peak_memory(partial(accumulate, chunks)),
                 }
             )
     slopes = {}

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from streaming_lib import MessageAccumulator, PartialJSONError, iter_events
@@ -116,10 +117,10 @@ def run(
         raw = tool_stream(size)
         chunks = chunked(raw, CHUNK)
         contenders: dict[str, tuple[Callable[[], Any], int]] = {
-            "changes": (lambda chunks=chunks: ours_changes(chunks), repeats),
-            "snapshots": (lambda chunks=chunks: ours_snapshots(chunks), repeats),
+            "changes": (partial(ours_changes, chunks), repeats),
+            "snapshots": (partial(ours_snapshots, chunks), repeats),
             "snapshots_no_trailing": (
-                lambda chunks=chunks: ours_snapshots(chunks, trailing_strings=False),
+                partial(ours_snapshots, chunks, trailing_strings=False),
                 repeats,
             ),
         }
@@ -134,7 +135,7 @@ def run(
             else repeats
         )
         if not skip_sdk:
-            contenders["sdk"] = (lambda raw=raw: sdk_final_message(raw, chunk_size=CHUNK), sdk_runs)
+            contenders["sdk"] = (partial(sdk_final_message, raw, chunk_size=CHUNK), sdk_runs)
         log(
             f"  preview: {size_text(size)} input, {len(raw) / 1e6:.1f} MB stream"
             + (
