@@ -183,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(text(results))
     print(
-        f"\n{results['elapsed_s']:.0f} s; load average {results['load_average_at_start'][0]} at start, "
+        f"\n{results['elapsed_s']:.0f} s; "
+        f"load average {results['load_average_at_start'][0]} at start, "
         f"{results['load_average_at_end'][0]} at end"
     )
     if out is not None:

@@ -89,14 +89,15 @@ def run(
     """Time the three decoders on a stream of about `size` bytes at each chunk size."""
     raw = text_stream(size)
     log(
-        f"  decode: {len(raw) / 1e6:.1f} MB stream, chunks of {', '.join(map(str, chunk_sizes))} bytes"
+        f"  decode: {len(raw) / 1e6:.1f} MB stream, "
+        f"chunks of {', '.join(map(str, chunk_sizes))} bytes"
     )
     rows = []
     for chunk_size in chunk_sizes:
         chunks = chunked(raw, chunk_size)
         runs = repeats_1_byte if chunk_size == 1 else repeats
         timed = interleaved_best(
-            {name: (lambda f=f: f(chunks), runs) for name, f in DECODERS.items()}
+            {name: (lambda f=f, chunks=chunks: f(chunks), runs) for name, f in DECODERS.items()}
         )
         answers = {result for _, result in timed.values()}
         assert len(answers) == 1, f"the decoders disagree at {chunk_size}-byte chunks"

@@ -50,7 +50,10 @@ def run_trace(raw: bytes) -> int:
 
 
 def run_stepper(raw: bytes) -> int:
-    """Benchmark 6: open the stepper at 1-byte chunks and draw the frames a reader reaches; returns HTML bytes drawn."""
+    """Benchmark 6: open the stepper at 1-byte chunks and draw the frames a reader reaches.
+
+    Returns the HTML bytes drawn.
+    """
     frames, tokens = compute_frames(raw, 1), ByteTokens(raw)
     middle = len(frames) // 2
     drawn = 0
@@ -75,18 +78,22 @@ def peak_memory(function: Callable[[], Any]) -> int:
 def run(
     sizes: list[int], *, repeats: int = 3, log: Callable[[str], None] = print
 ) -> dict[str, Any]:
-    """Time and peak memory of each contender on each stream kind and size (bytes); the rows and slopes."""
+    """Time and peak memory of each contender on each stream kind and size (bytes).
+
+    Returns the rows and slopes.
+    """
     rows: list[dict[str, Any]] = []
     for kind, make in STREAMS.items():
         for size in sizes:
             raw = make(size)
             events = raw.count(b"\n\n")  # every event of these streams ends with one blank line
             log(
-                f"  front ends: {kind} stream, {size_text(size)} ({len(raw):,} bytes, {events:,} events)"
+                f"  front ends: {kind} stream, {size_text(size)} "
+                f"({len(raw):,} bytes, {events:,} events)"
             )
             timed = interleaved_best(
                 {
-                    name: (lambda f=function: f(raw), repeats)
+                    name: (lambda f=function, raw=raw: f(raw), repeats)
                     for name, function in CONTENDERS.items()
                 }
             )
@@ -99,13 +106,16 @@ def run(
             for name, function in CONTENDERS.items():
                 row[f"{name}_s"] = timed[name][0]
                 row[f"{name}_output_bytes"] = timed[name][1]
-                row[f"{name}_peak_bytes"] = peak_memory(lambda f=function: f(raw))
+                row[f"{name}_peak_bytes"] = peak_memory(lambda f=function, raw=raw: f(raw))
             rows.append(row)
     return {"rows": rows, "walk_steps": WALK, "slopes": _slopes(rows)}
 
 
 def _slopes(rows: list[dict[str, Any]]) -> dict[str, float | None]:
-    """Log-log slope against the stream's bytes, per contender, stream kind and measure (time, peak memory)."""
+    """Log-log slope against the stream's bytes.
+
+    One per contender, stream kind and measure (time, peak memory).
+    """
     slopes: dict[str, float | None] = {}
     for kind in STREAMS:
         mine = [row for row in rows if row["stream"] == kind]
@@ -113,5 +123,5 @@ def _slopes(rows: list[dict[str, Any]]) -> dict[str, float | None]:
             for measure in ("s", "peak_bytes"):
                 points = [(row["stream_bytes"], row[f"{name}_{measure}"]) for row in mine]
                 key = f"{name}_{kind}_{'time' if measure == 's' else 'memory'}"
-                slopes[key] = slope(*zip(*points)) if len(points) > 1 else None  # type: ignore[call-arg]
+                slopes[key] = slope(*zip(*points, strict=True)) if len(points) > 1 else None  # type: ignore[call-arg]
     return slopes

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from streaming_lib import accumulate
@@ -40,7 +41,10 @@ def lower_bound(chunks: Iterable[bytes]) -> str:
     """The least a client does with a stream: lines split, each `data:` line's JSON
     read, the text and tool input pieces joined (str).
 
-        >>> lower_bound([b'data: {"delta": {"text": "Hi"}}\\n\\ndata: {"delta": ', b'{"partial_json": "{}"}}\\n\\n'])
+        >>> lower_bound([
+        ...     b'data: {"delta": {"text": "Hi"}}\\n\\ndata: {"delta": ',
+        ...     b'{"partial_json": "{}"}}\\n\\n',
+        ... ])
         'Hi{}'
     """
     tail, pieces = b"", []
@@ -57,7 +61,10 @@ def lower_bound(chunks: Iterable[bytes]) -> str:
 def run(
     sizes: list[int], *, repeats: int = 5, log: Callable[[str], None] = print
 ) -> dict[str, Any]:
-    """Time `accumulate` and the lower bound on each stream kind and size (bytes); peak memory of `accumulate`."""
+    """Time `accumulate` and the lower bound on each stream kind and size (bytes).
+
+    Also measures the peak memory of `accumulate`.
+    """
     rows: list[dict[str, Any]] = []
     for kind, make in STREAMS.items():
         for size in sizes:
@@ -66,8 +73,8 @@ def run(
             log(f"  overhead: {kind} stream, {size_text(size)} ({len(raw):,} bytes)")
             timed = interleaved_best(
                 {
-                    "accumulate": (lambda: accumulate(chunks), repeats),
-                    "lower_bound": (lambda: lower_bound(chunks), repeats),
+                    "accumulate": (partial(accumulate, chunks), repeats),
+                    "lower_bound": (partial(lower_bound, chunks), repeats),
                 }
             )
             message = timed["accumulate"][1]
@@ -81,7 +88,7 @@ def run(
                     "chunk_bytes": CHUNK,
                     "accumulate_s": timed["accumulate"][0],
                     "lower_bound_s": timed["lower_bound"][0],
-                    "accumulate_peak_bytes": peak_memory(lambda: accumulate(chunks)),
+                    "accumulate_peak_bytes": peak_memory(partial(accumulate, chunks)),
                 }
             )
     slopes = {}

@@ -26,8 +26,12 @@ def plot_preview(preview: dict[str, Any], path: Path) -> None:
     rows, slopes = preview["rows"], preview["slopes"]
     kib = [row["size"] / 1024 for row in rows]
     fig, ax = plt.subplots(figsize=(7.5, 5), dpi=110)
-    measured = [(x, row["sdk_s"]) for x, row in zip(kib, rows) if not row["sdk_extrapolated"]]
-    guessed = [(x, row["sdk_s"]) for x, row in zip(kib, rows) if row["sdk_extrapolated"]]
+    measured = [
+        (x, row["sdk_s"]) for x, row in zip(kib, rows, strict=True) if not row["sdk_extrapolated"]
+    ]
+    guessed = [
+        (x, row["sdk_s"]) for x, row in zip(kib, rows, strict=True) if row["sdk_extrapolated"]
+    ]
     sdk_label = "SDK messages.stream(): re-parses the buffer per fragment"
     if slopes["sdk"] is not None:
         top = (
@@ -36,10 +40,10 @@ def plot_preview(preview: dict[str, Any], path: Path) -> None:
             else ""
         )
         sdk_label += f" (slope {slopes['sdk']:.2f}{top})"
-    ax.plot(*zip(*measured), "o-", color=SDK_COLOR, label=sdk_label)
+    ax.plot(*zip(*measured, strict=True), "o-", color=SDK_COLOR, label=sdk_label)
     if guessed:
         ax.plot(
-            *zip(*([measured[-1]] + guessed)),
+            *zip(*([measured[-1]] + guessed), strict=True),
             "o--",
             color=SDK_COLOR,
             markerfacecolor="white",

@@ -23,7 +23,9 @@ same bytes, in the same 4 KiB chunks, from the first byte to the final message:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from streaming_lib import MessageAccumulator, PartialJSONError, iter_events
@@ -44,7 +46,10 @@ SDK_SLOW_RUNS = 2  # this many times (or fewer, with fewer repeats)
 def _pipeline(
     chunks: list[bytes], on_fragment: Callable[[MessageAccumulator, dict[str, Any]], None]
 ) -> dict[str, Any]:
-    """Our pipeline over `chunks` to the final message, calling `on_fragment(acc, event)` after each input_json_delta (benchmark 2)."""
+    """Our pipeline over `chunks` to the final message (benchmark 2).
+
+    Calls `on_fragment(acc, event)` after each input_json_delta.
+    """
     acc = MessageAccumulator()
     for event in iter_events(chunks):
         acc.feed(event)
@@ -74,10 +79,8 @@ def ours_snapshots(
     last: list[Any] = [None]
 
     def on_fragment(acc: MessageAccumulator, event: dict[str, Any]) -> None:
-        try:
+        with contextlib.suppress(PartialJSONError):  # no value yet: nothing to show
             last[0] = acc.input_snapshot(event["index"], trailing_strings=trailing_strings)
-        except PartialJSONError:
-            pass  # no value yet: nothing to show
 
     return _pipeline(chunks, on_fragment), last[0]
 
@@ -114,17 +117,17 @@ def run(
         raw = tool_stream(size)
         chunks = chunked(raw, CHUNK)
         contenders: dict[str, tuple[Callable[[], Any], int]] = {
-            "changes": (lambda: ours_changes(chunks), repeats),
-            "snapshots": (lambda: ours_snapshots(chunks), repeats),
+            "changes": (partial(ours_changes, chunks), repeats),
+            "snapshots": (partial(ours_snapshots, chunks), repeats),
             "snapshots_no_trailing": (
-                lambda: ours_snapshots(chunks, trailing_strings=False),
+                partial(ours_snapshots, chunks, trailing_strings=False),
                 repeats,
             ),
         }
         # Predicted from the slope between the two largest measured sizes: the SDK's
         # slope still rises with size (towards 2), so a fit over all sizes errs lower.
         measured = [(row["size"], row["sdk_s"]) for row in rows if not row["sdk_extrapolated"]][-2:]
-        predicted = extrapolate(*zip(*measured), size) if len(measured) == 2 else None  # type: ignore[call-arg]
+        predicted = extrapolate(*zip(*measured, strict=True), size) if len(measured) == 2 else None  # type: ignore[call-arg]
         skip_sdk = predicted is not None and predicted > sdk_budget
         sdk_runs = (
             min(SDK_SLOW_RUNS, repeats)
@@ -132,7 +135,7 @@ def run(
             else repeats
         )
         if not skip_sdk:
-            contenders["sdk"] = (lambda: sdk_final_message(raw, chunk_size=CHUNK), sdk_runs)
+            contenders["sdk"] = (partial(sdk_final_message, raw, chunk_size=CHUNK), sdk_runs)
         log(
             f"  preview: {size_text(size)} input, {len(raw) / 1e6:.1f} MB stream"
             + (
@@ -178,7 +181,7 @@ def _slopes(rows: list[dict[str, Any]]) -> dict[str, float | None]:
             for row in rows
             if key != "sdk" or not row["sdk_extrapolated"]
         ]
-        slopes[key] = slope(*zip(*points)) if len(points) > 1 else None  # type: ignore[call-arg]
+        slopes[key] = slope(*zip(*points, strict=True)) if len(points) > 1 else None  # type: ignore[call-arg]
         if key == "sdk":
-            slopes["sdk_top"] = slope(*zip(*points[-2:])) if len(points) > 2 else None  # type: ignore[call-arg]
+            slopes["sdk_top"] = slope(*zip(*points[-2:], strict=True)) if len(points) > 2 else None  # type: ignore[call-arg]
     return slopes

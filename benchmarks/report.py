@@ -27,7 +27,8 @@ def seconds_text(seconds: float) -> str:
 def _table(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = [
-        "  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in [header, *rows]
+        "  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
+        for row in [header, *rows]
     ]
     lines.insert(1, "  ".join("-" * width for width in widths))
     return "\n".join(lines)
@@ -65,7 +66,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     if pipeline:
         ratio = pipeline["sdk_s"] / pipeline["ours_s"]
         add(
-            f"3. accumulate vs sdk_final_message, {pipeline['stream_bytes'] / 1e6:.1f} MB text stream",
+            "3. accumulate vs sdk_final_message, "
+            f"{pipeline['stream_bytes'] / 1e6:.1f} MB text stream",
             ">= 5x",
             ratio,
             ratio >= 5,
@@ -154,7 +156,8 @@ def text(results: dict[str, Any]) -> str:
     if preview:
         out.append(
             f"1 and 2. Live preview of a streaming write_file input "
-            f"({preview['fragment_chars']}-character fragments, {size_text(preview['chunk_bytes'])} chunks)"
+            f"({preview['fragment_chars']}-character fragments, "
+            f"{size_text(preview['chunk_bytes'])} chunks)"
         )
         rows = []
         for row in preview["rows"]:
@@ -201,13 +204,15 @@ def text(results: dict[str, Any]) -> str:
             )
         if slopes.get("sdk_top") is not None:
             out.append(
-                f"the SDK's slope between its two largest measured sizes: {slopes['sdk_top']:.2f} (quadratic is 2)"
+                "the SDK's slope between its two largest measured sizes: "
+                f"{slopes['sdk_top']:.2f} (quadratic is 2)"
             )
         out.append("")
     pipeline = results.get("pipeline")
     if pipeline:
         out.append(
-            f"3. Whole pipeline, bytes to final message ({pipeline['stream_bytes'] / 1e6:.1f} MB text stream, "
+            "3. Whole pipeline, bytes to final message "
+            f"({pipeline['stream_bytes'] / 1e6:.1f} MB text stream, "
             f"{pipeline['events']} events, {size_text(pipeline['chunk_bytes'])} chunks)"
         )
         out.append(
@@ -226,7 +231,8 @@ def text(results: dict[str, Any]) -> str:
     decode = results.get("decode")
     if decode:
         out.append(
-            f"4. Bytes to events ({decode['stream_bytes'] / 1e6:.1f} MB stream, MB/s, higher is better)"
+            f"4. Bytes to events ({decode['stream_bytes'] / 1e6:.1f} MB stream, "
+            "MB/s, higher is better)"
         )
         rows = [
             [
@@ -245,7 +251,8 @@ def text(results: dict[str, Any]) -> str:
     if frontends:
         out.append(
             "5 and 6. Front ends: trace (the whole stream as one chunk) and the stepper "
-            f"(opened at 1-byte chunks: the last frame, the middle, {frontends['walk_steps']} steps on)"
+            "(opened at 1-byte chunks: the last frame, the middle, "
+            f"{frontends['walk_steps']} steps on)"
         )
         rows = [
             [
@@ -280,7 +287,8 @@ def text(results: dict[str, Any]) -> str:
             out.append(
                 "log-log slopes (time, memory): "
                 + ", ".join(
-                    f"{name} on {kind} {slopes[f'{name}_{kind}_time']:.2f}, {slopes[f'{name}_{kind}_memory']:.2f}"
+                    f"{name} on {kind} {slopes[f'{name}_{kind}_time']:.2f}, "
+                    f"{slopes[f'{name}_{kind}_memory']:.2f}"
                     for name in ("trace", "stepper")
                     for kind in ("text", "tool")
                 )
@@ -289,7 +297,8 @@ def text(results: dict[str, Any]) -> str:
     overhead = results.get("overhead")
     if overhead:
         out.append(
-            f"7. accumulate against the lower bound (lines split, json.loads per data line, texts joined; "
+            "7. accumulate against the lower bound "
+            "(lines split, json.loads per data line, texts joined; "
             f"{size_text(overhead['rows'][0]['chunk_bytes'])} chunks)"
         )
         rows = [

@@ -46,7 +46,8 @@ def read_record_{n}(line: str) -> dict[str, str]:
 
 def _sse(event: dict) -> str:
     """One SSE event as the API writes it: compact JSON, non-ASCII sent raw."""
-    return f"event: {event['type']}\ndata: {json.dumps(event, ensure_ascii=False, separators=(',', ':'))}\n\n"
+    data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+    return f"event: {event['type']}\ndata: {data}\n\n"
 
 
 def _message_start() -> dict:
@@ -136,7 +137,10 @@ def tool_stream(size: int) -> bytes:
 
 @cache
 def text_stream(size: int) -> bytes:
-    """A text-only stream body (bytes) of about `size` bytes, in text_delta events of 1 to 8 characters."""
+    """A text-only stream body (bytes) of about `size` bytes.
+
+    Its text comes in text_delta events of 1 to 8 characters.
+    """
     prose = "".join(CODE.format(n=n) for n in range(50))
     head = _sse(_message_start()) + _sse(
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
@@ -163,7 +167,10 @@ def text_stream(size: int) -> bytes:
 
 @cache
 def tool_stream_of(size: int) -> bytes:
-    """A `tool_stream` whose whole body is about `size` bytes (its input is about a ninth of that)."""
+    """A `tool_stream` whose whole body is about `size` bytes.
+
+    Its input is about a ninth of that.
+    """
     sample = 16 * KiB  # every fragment costs the same SSE around it: the ratio holds at any size
     body_per_input_byte = len(tool_stream(sample)) / len("".join(tool_fragments(sample)).encode())
     return tool_stream(int(size / body_per_input_byte))

@@ -30,9 +30,10 @@ from typing import Any
 def interleaved_best(
     contenders: dict[str, tuple[Callable[[], Any], int]],
 ) -> dict[str, tuple[float, Any]]:
-    """Run every contender (name -> (function, runs)) in turns; return name -> (best seconds, last result).
+    """Run every contender (name -> (function, runs)) in turns.
 
-    A contender with fewer runs simply drops out of the later turns.
+    Returns name -> (best seconds, last result). A contender with fewer runs simply
+    drops out of the later turns.
     """
     best: dict[str, float] = {name: math.inf for name in contenders}
     results: dict[str, Any] = {}
@@ -52,7 +53,8 @@ def _fit(sizes: list[float], times: list[float]) -> tuple[float, float]:
     """Least squares on (log size, log time): (slope, intercept)."""
     xs, ys = [math.log(s) for s in sizes], [math.log(t) for t in times]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    covariance = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    slope = covariance / sum((x - mx) ** 2 for x in xs)
     return slope, my - slope * mx
 
 

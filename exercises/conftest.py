@@ -1,4 +1,4 @@
-"""`pytest --nbval-lax exercises/...`: a failing check is reported under the name the notebook gives it.
+"""`pytest --nbval-lax exercises/...`: a failing check is reported under its notebook's name for it.
 
 nbval names each code cell's test "Cell N", counting code cells from 0, so the
 third check of an exercise could fail as "Cell 7". Here each check cell's test

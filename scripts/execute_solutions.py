@@ -51,7 +51,10 @@ def client(
 async def run_all(
     jobs: list[tuple[nbformat.NotebookNode, Path]], *, allow_errors: bool = False
 ) -> list[nbformat.NotebookNode]:
-    """Execute each (notebook, folder) pair, at most one kernel per CPU at a time; return the notebooks."""
+    """Execute each (notebook, folder) pair, at most one kernel per CPU at a time.
+
+    Returns the notebooks.
+    """
     use_repo_root()
     limit = asyncio.Semaphore(os.cpu_count() or 1)
 
@@ -63,10 +66,15 @@ async def run_all(
 
 
 def execute_all(paths: list[Path]) -> None:
-    """Execute the notebooks at `paths` and save each in place (raises on the first failing cell)."""
+    """Execute the notebooks at `paths` and save each in place.
+
+    Raises on the first failing cell.
+    """
     notebooks = [nbformat.read(path, as_version=4) for path in paths]
-    executed = asyncio.run(run_all([(nb, path.parent) for nb, path in zip(notebooks, paths)]))
-    for path, notebook in zip(paths, executed):
+    executed = asyncio.run(
+        run_all([(nb, path.parent) for nb, path in zip(notebooks, paths, strict=True)])
+    )
+    for path, notebook in zip(paths, executed, strict=True):
         notebook.metadata.get("language_info", {}).pop(
             "version", None
         )  # no machine detail in the file

@@ -1,10 +1,12 @@
 """Generate `exercises/` from `solutions/`: one source for both, and never lose a learner's answers.
 
-    python scripts/make_exercises.py             bring every exercise up to date, except one holding answers
-    python scripts/make_exercises.py --check     exit 1 (and name the files) if an exercise is out of date
-    python scripts/make_exercises.py --reset 03  put exercise 03 back as handed out (its answers are replaced)
-    python scripts/make_exercises.py --force     regenerate every exercise, answers or not
-    python scripts/make_exercises.py --execute   first re-run the solutions (scripts/execute_solutions.py)
+    python scripts/make_exercises.py [option]
+
+    (no option)  bring every exercise up to date, except one holding answers
+    --check      exit 1 (and name the files) if an exercise is out of date
+    --reset 03   put exercise 03 back as handed out (its answers are replaced)
+    --force      regenerate every exercise, answers or not
+    --execute    first re-run the solutions (scripts/execute_solutions.py)
 
 In a solution notebook, the code a learner writes sits between two marker lines.
 The region starts with comment lines: they are the hint the exercise keeps.
@@ -70,7 +72,9 @@ class MarkerError(ValueError):
 def solution_regions(source: str) -> list[tuple[int, int, str]]:
     """(first line, last line, indent) of every marked region of a cell's source, markers included.
 
-    >>> solution_regions("x = 1\\n    ### BEGIN SOLUTION\\n    # hint\\n    y = 2\\n    ### END SOLUTION")
+    >>> solution_regions(
+    ...     "x = 1\\n    ### BEGIN SOLUTION\\n    # hint\\n    y = 2\\n    ### END SOLUTION"
+    ... )
     [(1, 4, '    ')]
     """
     regions, start, indent = [], None, ""
@@ -128,7 +132,10 @@ def digest(source: str) -> str:
 
 
 def make_exercise(solution: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
-    """The exercise notebook for a solution notebook (a new notebook; the solution is not changed)."""
+    """The exercise notebook for a solution notebook.
+
+    A new notebook: the solution is not changed.
+    """
     exercise = copy.deepcopy(solution)
     for number, cell in enumerate(exercise.cells, 1):
         if cell.cell_type != "code":
@@ -186,7 +193,9 @@ def answers(exercise: nbformat.NotebookNode, generated: nbformat.NotebookNode) -
 
 
 def differences(exercise: nbformat.NotebookNode, generated: nbformat.NotebookNode) -> list[str]:
-    """How `exercise` differs from `generated` in what a learner does not write, one phrase each (str).
+    """How `exercise` differs from `generated` in what a learner does not write.
+
+    One phrase (str) each.
 
     Compared: the cells the generator makes (by id, in order), their types, tags and
     text, except that a learner cell's text counts only through the digest of the
@@ -243,13 +252,17 @@ def stale_files(
 
 
 def find_exercise(name: str, paths) -> Path:
-    """The one path among `paths` that `name` ("03", "03_live_preview", "exercises/03_live_preview.ipynb") names."""
+    """The one path among `paths` that `name` names.
+
+    `name` is like "03", "03_live_preview" or "exercises/03_live_preview.ipynb".
+    """
     stem = Path(name).name.removesuffix(".ipynb")
     matches = [path for path in paths if path.stem == stem or path.stem.split("_")[0] == stem]
     if len(matches) != 1:
         known = ", ".join(path.stem for path in paths)
         raise SystemExit(
-            f"--reset {name}: {'no' if not matches else 'more than one'} exercise of that name (there are: {known})"
+            f"--reset {name}: {'no' if not matches else 'more than one'} exercise of that name "
+            f"(there are: {known})"
         )
     return matches[0]
 
@@ -267,7 +280,9 @@ def update(
     force: bool = False,
     reset: list[str] = (),
 ) -> int:
-    """Bring exercises/ up to date (or, with `check`, only say what is out of date); the exit status.
+    """Bring exercises/ up to date (or, with `check`, only say what is out of date).
+
+    Returns the exit status.
 
     An exercise holding answers is left as it is, with a message saying how to
     replace it, unless `force` or it is named in `reset` (which also rewrites it
@@ -302,7 +317,8 @@ def update(
             print(
                 f"not overwritten: {shown(path)} is out of date ({'; '.join(found)}), "
                 f"but it holds {', '.join(kept)}.\n"
-                f"  To replace it with the new exercise, losing those answers (copy them out first):\n"
+                "  To replace it with the new exercise, losing those answers "
+                "(copy them out first):\n"
                 f"  python scripts/make_exercises.py --reset {path.stem[:2]}",
                 file=sys.stderr,
             )

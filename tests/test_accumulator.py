@@ -1,5 +1,6 @@
 """Stage 3, the accumulator: the Messages API state machine, event by event."""
 
+import contextlib
 import itertools
 import json
 import random
@@ -126,7 +127,7 @@ def test_a_tool_block_with_no_fragments_gets_an_empty_object():
     assert acc.message["content"][0]["input"] == {}
 
 
-def test_invalid_tool_json_is_raised_after_the_whole_stream_naming_its_stop_and_keeping_the_raw_text():
+def test_invalid_tool_json_is_raised_after_the_stream_naming_its_stop_and_keeping_the_raw_text():
     tool = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
     acc = fed(
         START,
@@ -266,7 +267,10 @@ AFTER_MESSAGE_STOP = {
     "a done sentinel": b"event: done\ndata: [DONE]\n\n",
     "an unnamed done sentinel": b"data: [DONE]\n\n",
     "a stray delta": sse_bytes(delta(0, type="text_delta", text="late")),
-    "an error event": b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"late"}}\n\n',
+    "an error event": (
+        b"event: error\n"
+        b'data: {"type":"error","error":{"type":"overloaded_error","message":"late"}}\n\n'
+    ),
     "data that is not JSON": b"event: content_block_delta\ndata: {oops\n\n",
     "bytes that are not UTF-8": b"event: ping\ndata: \xff\xfe\n\n",
     "half an event": b'event: message_delta\ndata: {"type"',
@@ -281,7 +285,7 @@ def chunkings(raw, seed=0):
         yield chunked(raw, size) if size else [raw]
     for _ in range(5):
         cuts = sorted(rng.sample(range(1, len(raw)), 6))
-        yield [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)])]
+        yield [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
 
 
 @pytest.mark.parametrize("tail", AFTER_MESSAGE_STOP.values(), ids=AFTER_MESSAGE_STOP)
@@ -303,7 +307,8 @@ def test_no_chunk_after_the_one_that_ends_message_stop_is_requested():
         )
         requested = []
 
-        def live(chunks=chunks):  # a connection: the bytes, then a wait that never ends
+        # A connection: the bytes, then a wait that never ends.
+        def live(chunks=chunks, requested=requested):
             for chunk in chunks:
                 requested.append(chunk)
                 yield chunk
@@ -794,7 +799,10 @@ def test_an_event_built_in_python_with_a_value_json_cannot_hold_still_gives_a_st
 def utf16_pieces(text, cuts):  # str -> the pieces of `text` cut between UTF-16 code units
     units = text.encode("utf-16-le")
     bounds = [0, *sorted({2 * (cut % (len(units) // 2 + 1)) for cut in cuts}), len(units)]
-    return [units[a:b].decode("utf-16-le", "surrogatepass") for a, b in zip(bounds, bounds[1:])]
+    return [
+        units[a:b].decode("utf-16-le", "surrogatepass")
+        for a, b in zip(bounds, bounds[1:], strict=False)
+    ]
 
 
 def encodable(value):
@@ -895,10 +903,8 @@ def test_tool_input_fragments_cut_between_utf16_code_units_give_the_input_and_a_
     for piece in utf16_pieces(tool_json, cuts):
         acc.feed(delta(0, type="input_json_delta", partial_json=piece))
         assert encodable(acc.json_buffers[0]) and tool_json.startswith(acc.json_buffers[0])
-        try:
+        with contextlib.suppress(PartialJSONError):  # no value yet
             assert encodable(acc.input_snapshot(0, trailing_strings=True))
-        except PartialJSONError:
-            pass  # no value yet
     acc.feed(stop(0))
     assert acc.message["content"][0]["input"] == {"v": value} and acc.json_buffers[0] == tool_json
 

@@ -137,9 +137,12 @@ def test_a_chunk_that_is_not_bytes_is_a_type_error_as_in_the_sync_pipeline():
 
 
 async def ours_over_http(url, **params):
-    async with httpx.AsyncClient(timeout=10) as client, client.stream(
-        "POST", f"{url}/v1/messages", json={**REQUEST, "stream": True}, params=params
-    ) as response:
+    async with (
+        httpx.AsyncClient(timeout=10) as client,
+        client.stream(
+            "POST", f"{url}/v1/messages", json={**REQUEST, "stream": True}, params=params
+        ) as response,
+    ):
         return await aaccumulate(response.aiter_bytes())
 
 
@@ -172,9 +175,12 @@ def test_cancelling_the_consumer_closes_the_upstream_response_and_leaves_no_task
         started = asyncio.Event()
 
         async def consume():
-            async with httpx.AsyncClient(timeout=10) as client, client.stream(
-                "POST", f"{server.url}/v1/messages", json={**REQUEST, "stream": True}
-            ) as response:
+            async with (
+                httpx.AsyncClient(timeout=10) as client,
+                client.stream(
+                    "POST", f"{server.url}/v1/messages", json={**REQUEST, "stream": True}
+                ) as response,
+            ):
                 async for event in aiter_events(response.aiter_bytes()):
                     if event["type"] == "content_block_delta":
                         started.set()

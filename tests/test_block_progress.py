@@ -1,4 +1,7 @@
-"""Progress: running lengths, text tails and the json.loads verdict of tool buffers, followed event by event."""
+"""Progress: running lengths, text tails and the json.loads verdict of tool buffers.
+
+Followed event by event.
+"""
 
 import pytest
 
@@ -78,7 +81,7 @@ def test_a_text_block_keeps_its_length_and_only_its_last_characters():
         )
     ]
     text = "ab"
-    for (length, added, tail), piece in zip(seen, pieces):
+    for (length, added, tail), piece in zip(seen, pieces, strict=True):
         text += piece
         assert (length, added, tail) == (len(text), len(piece), text[-TAIL_CHARS:])
 

@@ -175,8 +175,11 @@ def test_a_page_from_another_origin_cannot_use_the_relay(page):
         assert refused.value.status == 403
         # A JSON request needs a CORS preflight, which the app does not grant: never sent.
         failed = page.evaluate(
-            """(url) => fetch(url + "/chat", {method: "POST", headers: {"content-type": "application/json"},
-                                              body: JSON.stringify({prompt: "hi"})}).then(() => "sent", (e) => e.name)""",
+            """(url) => fetch(url + "/chat", {
+                method: "POST",
+                headers: {"content-type": "application/json"},
+                body: JSON.stringify({prompt: "hi"}),
+            }).then(() => "sent", (e) => e.name)""",
             chat.url,
         )
         assert failed == "TypeError"

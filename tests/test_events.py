@@ -32,7 +32,7 @@ def gateway_case(name):  # -> (raw bytes, the expected final message)
 
 def random_splits(raw, seed, pieces=12):
     cuts = sorted(random.Random(seed).sample(range(1, len(raw)), pieces))
-    return [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)])]
+    return [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
 
 
 def test_there_are_three_gateway_streams():
@@ -126,12 +126,16 @@ def test_unnamed_data_that_is_json_too_deep_to_read_is_a_data_error():
 
 STREAM = (
     b'event: message_start\ndata: {"type":"message_start","message":{"id":"m","content":[]}}\n\n'
-    b'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
-    b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}\n\n'
+    b"event: content_block_start\n"
+    b'data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
+    b"event: content_block_delta\n"
+    b'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}\n\n'
     b'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
 )
 END = (
-    b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n'
+    b"event: message_delta\n"
+    b'data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},'
+    b'"usage":{"output_tokens":2}}\n\n'
     b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
 )
 
@@ -144,7 +148,8 @@ END = (
         b"event: done\ndata: [DONE]\n\n",
         b"event: other\ndata: null\n\n",
         b'event: other\ndata: {"type": "message_stop"}\n\n',
-        b'event: gateway_error\ndata: {"type":"error","error":{"type":"api_error","message":"x"}}\n\n',
+        b"event: gateway_error\n"
+        b'data: {"type":"error","error":{"type":"api_error","message":"x"}}\n\n',
     ],
 )
 @pytest.mark.parametrize("size", [1, 2, 7, None])
@@ -222,7 +227,8 @@ def test_the_docstring_examples_run():
 @pytest.mark.parametrize("size", [1, 2, 7, None])
 def test_an_event_past_max_event_bytes_is_a_size_limit_error_with_the_message_so_far(size):
     big = (
-        b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"'
+        b"event: content_block_delta\n"
+        b'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"'
         + b"x" * 300
         + b'"}}\n\n'
     )

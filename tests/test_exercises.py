@@ -106,14 +106,28 @@ def test_generating_twice_gives_the_same_bytes():
 
 
 def test_a_region_becomes_its_hint_and_a_stub_at_the_markers_indentation():
-    source = "def f(x):\n    ### BEGIN SOLUTION\n    # Double it.\n    return 2 * x\n    ### END SOLUTION\n\nf(1)"
+    source = (
+        "def f(x):\n"
+        "    ### BEGIN SOLUTION\n"
+        "    # Double it.\n"
+        "    return 2 * x\n"
+        "    ### END SOLUTION\n"
+        "\n"
+        "f(1)"
+    )
     assert make_exercises.strip_solutions(source) == (
         'def f(x):\n    # Double it.\n    raise NotImplementedError("your code here")\n\nf(1)'
     )
 
 
 def test_only_the_leading_comments_of_a_region_are_kept():
-    source = "    ### BEGIN SOLUTION\n    # hint\n    x = 1  # not a hint\n    # nor this\n    ### END SOLUTION"
+    source = (
+        "    ### BEGIN SOLUTION\n"
+        "    # hint\n"
+        "    x = 1  # not a hint\n"
+        "    # nor this\n"
+        "    ### END SOLUTION"
+    )
     assert (
         make_exercises.strip_solutions(source)
         == '    # hint\n    raise NotImplementedError("your code here")'
@@ -136,7 +150,8 @@ def test_broken_markers_and_regions_without_a_hint_are_refused(source):
 
 
 def test_a_stub_that_leaves_invalid_python_is_refused():
-    # The markers sit less indented than the body they cut out: the stub would leave `def f():` empty.
+    # The markers sit less indented than the body they cut out: the stub would leave
+    # `def f():` empty.
     source = "def f():\n### BEGIN SOLUTION\n    # hint\n    return 1\n### END SOLUTION"
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
     with pytest.raises(make_exercises.MarkerError, match="cell 1"):
@@ -180,7 +195,7 @@ def test_each_solution_has_regions_checks_and_hints(name):
     )
     # Regions sit inside functions, so an exercise's set-up cells run without them.
     for cell in code_cells(notebook):
-        for first, _, indent in make_exercises.solution_regions(cell.source):
+        for _, _, indent in make_exercises.solution_regions(cell.source):
             assert indent, (
                 f"{name}: a solution region at the top level of a cell would fail before the checks"
             )
@@ -565,13 +580,16 @@ class Job:
 
 @pytest.fixture(scope="module")
 def executed(request):
-    """{job: executed notebook} for every job the selected tests of this module need, run at once."""
+    """{job: executed notebook} for every job the selected tests of this module need.
+
+    They are run at once.
+    """
     params = [item.callspec.params for item in request.session.items if hasattr(item, "callspec")]
     jobs = sorted({p["job"] for p in params if isinstance(p.get("job"), Job)}, key=repr)
     notebooks = asyncio.run(
         execute_solutions.run_all([job.notebook() for job in jobs], allow_errors=True)
     )
-    return Runs(zip(jobs, notebooks))
+    return Runs(zip(jobs, notebooks, strict=True))
 
 
 class Runs(dict):
@@ -600,7 +618,8 @@ def test_an_unfilled_exercise_fails_at_a_check_cell_not_before(job, executed):
 def test_a_wrong_answer_is_rejected_by_its_checks(job, executed):
     raised = errors(executed[job])
     assert raised == dict.fromkeys(job.mistake.fails, "AssertionError"), (
-        f"{job.mistake.name}: expected an AssertionError in exactly {job.mistake.fails}, got:\n{error_report(executed[job])}"
+        f"{job.mistake.name}: expected an AssertionError in exactly {job.mistake.fails}, "
+        f"got:\n{error_report(executed[job])}"
     )
 
 
@@ -632,7 +651,10 @@ def solved(name):
 
 @pytest.fixture
 def course(tmp_path):
-    """A copy of solutions/ and the exercises as handed out, in a temporary folder: (solutions, exercises)."""
+    """A copy of solutions/ and the exercises as handed out, in a temporary folder.
+
+    Returns (solutions, exercises).
+    """
     solutions, exercises = tmp_path / "solutions", tmp_path / "exercises"
     solutions.mkdir()
     for path in SOLUTIONS:
@@ -771,7 +793,8 @@ def test_progress_on_the_exercises_as_handed_out_shows_no_check_passing(course, 
     for name in NAMES:
         lesson = progress.practises(read(SOLUTIONS_DIR / f"{name}.ipynb"))
         assert re.fullmatch(
-            rf"{name} +{re.escape(lesson)} +0 of {check_count(name)}  Check 1: NotImplementedError: your code here",
+            rf"{name} +{re.escape(lesson)} +0 of {check_count(name)}  "
+            r"Check 1: NotImplementedError: your code here",
             row(table, name),
         )
     assert f"0 of 6 exercises done; 0 of {sum(map(check_count, NAMES))} checks pass." in table

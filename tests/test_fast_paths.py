@@ -3,10 +3,13 @@
 `LineDecoder.feed_each`, `iter_sse` and `iter_events` split plain chunks and
 handle the common lines themselves, for speed, and hand everything else to
 `feed`, `parse_field` and `decode_event`; `scan_string` reads most JSON string
-fragments in one call where `PartialJSONParser` would read them run by run. Whatever the bytes (any field, comments, CR, CRLF, a byte order
-mark, broken UTF-8) and wherever the chunks end, the lines, the events and the
-errors must be the ones the stages give one call at a time.
+fragments in one call where `PartialJSONParser` would read them run by run.
+Whatever the bytes (any field, comments, CR, CRLF, a byte order mark, broken
+UTF-8) and wherever the chunks end, the lines, the events and the errors must be
+the ones the stages give one call at a time.
 """
+
+from functools import partial
 
 import pytest
 from hypothesis import given
@@ -79,7 +82,7 @@ def chunkings(draw):
     raw = draw(streams)
     cuts = sorted(draw(st.sets(st.integers(0, len(raw)), max_size=12)))
     bounds = [0, *cuts, len(raw)]
-    return raw, [raw[a:b] for a, b in zip(bounds, bounds[1:])]
+    return raw, [raw[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 def run(produce):  # -> (items produced, the error raised or None)
@@ -117,8 +120,8 @@ def staged_events(chunks, strict, limit=None):
 
 def staged_api_events(chunks, strict, limit=None):
     number = 0
-    for sse in staged_events(chunks, strict, limit):
-        event = decode_event(sse, number + 1)
+    for sse_event in staged_events(chunks, strict, limit):
+        event = decode_event(sse_event, number + 1)
         if event is not None:
             number += 1
             yield event
@@ -192,7 +195,7 @@ def test_iter_events_gives_the_events_and_errors_of_decode_event(data, strict, l
     raw = data.draw(api_streams)
     cuts = sorted(data.draw(st.sets(st.integers(0, len(raw)), max_size=12)))
     bounds = [0, *cuts, len(raw)]
-    chunks = [raw[a:b] for a, b in zip(bounds, bounds[1:])]
+    chunks = [raw[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
     assert run(lambda: iter_events(chunks, strict=strict, max_event_bytes=limit)) == run(
         lambda: staged_api_events(chunks, strict, limit)
     )
@@ -200,8 +203,13 @@ def test_iter_events_gives_the_events_and_errors_of_decode_event(data, strict, l
 
 def test_iter_events_numbers_events_as_the_accumulator_will():
     raw = (
-        b'event: ping\ndata: {}\n\nevent: message\ndata: {"x": 1}\n\ndata: {}\n\nevent: a\ndata: {}\n\n'
-        b'event: b\ndata: nope\n\ndata: {"type": "message_stop"}\n\nevent: message_start\ndata: {"type": "message_stop"}\n\n'
+        b"event: ping\ndata: {}\n\n"
+        b'event: message\ndata: {"x": 1}\n\n'
+        b"data: {}\n\n"
+        b"event: a\ndata: {}\n\n"
+        b"event: b\ndata: nope\n\n"
+        b'data: {"type": "message_stop"}\n\n'
+        b'event: message_start\ndata: {"type": "message_stop"}\n\n'
     )
     events = iter_events([raw])
     assert next(events) == {"type": "ping"} and next(events) == {"type": "message_stop"}
@@ -344,7 +352,7 @@ def test_fast_iter_events_gives_the_events_and_errors_of_events_iter_events(data
     raw = data.draw(api_streams)
     cuts = sorted(data.draw(st.sets(st.integers(0, len(raw)), max_size=12)))
     bounds = [0, *cuts, len(raw)]
-    chunks = [raw[a:b] for a, b in zip(bounds, bounds[1:])]
+    chunks = [raw[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
     assert run(lambda: fast.iter_events(chunks, strict=strict, max_event_bytes=limit)) == run(
         lambda: events.iter_events(chunks, strict=strict, max_event_bytes=limit)
     )
@@ -354,8 +362,8 @@ def test_an_event_of_many_short_lines_is_counted_against_the_limit_by_both_paths
     raw = b"data: xy\n" * 1000 + b"\n"  # 3000 bytes of data buffer, joined 64 lines at a time
     for limit in (2999, 3000):
         for chunks in ([raw], chunked(raw, 9), chunked(raw, 4096)):
-            assert run(lambda: fast.iter_sse(chunks, max_event_bytes=limit)) == run(
-                lambda: sse.iter_sse(chunks, max_event_bytes=limit)
+            assert run(partial(fast.iter_sse, chunks, max_event_bytes=limit)) == run(
+                partial(sse.iter_sse, chunks, max_event_bytes=limit)
             )
 
 
@@ -408,5 +416,5 @@ def parsed(parser_class, fragments):  # -> (changes and snapshots per fragment, 
 def test_scan_string_reads_string_fragments_as_the_run_by_run_scanner_does(data, text):
     cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=10)))
     bounds = [0, *cuts, len(text)]
-    fragments = [text[a:b] for a, b in zip(bounds, bounds[1:]) if b > a]
+    fragments = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
     assert parsed(PartialJSONParser, fragments) == parsed(ParserReadingRunByRun, fragments)

@@ -354,7 +354,7 @@ def wire_values():
     return seen
 
 
-def test_every_block_delta_citation_server_tool_and_stop_reason_the_sdk_names_has_a_complete_fixture():
+def test_every_block_delta_citation_server_tool_and_stop_reason_in_the_sdk_has_a_complete_fixture():
     from anthropic.types import (
         ContentBlock,
         RawContentBlockDelta,
@@ -377,7 +377,9 @@ def test_a_refusal_keeps_the_text_so_far_and_says_why_in_stop_details():
     assert message["stop_details"] == {
         "type": "refusal",
         "category": "cyber",
-        "explanation": "The request could enable cyber harm, such as malware or exploit development.",
+        "explanation": (
+            "The request could enable cyber harm, such as malware or exploit development."
+        ),
     }
     assert message["content"][0]["text"].endswith("on the target network and")
 
@@ -507,14 +509,14 @@ def test_bytes_ending_mid_event_are_an_incomplete_stream_with_the_partial_messag
     assert error.partial["stop_reason"] is None
 
 
-def test_tool_input_that_is_not_json_under_tool_use_fails_after_the_stream_naming_its_stop_and_keeping_the_raw_text():
+def test_non_json_tool_input_under_tool_use_fails_at_the_end_naming_its_stop_keeping_the_raw_text():
     error = failure("bad_tool_json")
     assert (error.event_number, error.index, error.stop_reason) == (10, 1, "tool_use")
     assert error.raw == '{"from": "old.txt", "to": \'new.txt\'}'
     assert error.partial["content"][0]["text"] == "Renaming the file now."
 
 
-def test_tool_input_stopped_while_invalid_then_cut_by_max_tokens_gives_the_message_with_its_best_partial_input():
+def test_invalid_tool_input_stopped_then_max_tokens_gives_the_message_and_best_partial_input():
     message = accumulate(read_fixture("max_tokens_tool_stopped"))
     assert message["stop_reason"] == "max_tokens"
     assert (

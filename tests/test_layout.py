@@ -44,7 +44,8 @@ def test_a_moved_module_is_loaded_once_whichever_path_comes_first():
         "from streaming_lib.server import ReplayServer\n"
         "import streaming_lib.tools.stepper.html as html, streaming_lib.lab.server as server\n"
         "assert render_panels is html.render_panels and ReplayServer is server.ReplayServer\n"
-        "modules = {id(m): m for m in list(sys.modules.values())}.values()  # each module object once\n"
+        "# each module object once\n"
+        "modules = {id(m): m for m in list(sys.modules.values())}.values()\n"
         "files = [m.__file__ for m in modules if getattr(m, '__file__', None)]\n"
         "assert len(files) == len(set(files)), 'a module was loaded twice'\n"
     )
@@ -68,7 +69,8 @@ def test_the_pipeline_modules_sit_at_the_top_of_the_package(name):
 def test_importing_the_pipeline_loads_neither_the_lab_nor_the_tools():
     code = (
         "import sys, streaming_lib\n"
-        "loaded = [m for m in sys.modules if m.startswith(('streaming_lib.lab', 'streaming_lib.tools', 'uvicorn', 'starlette'))]\n"
+        "heavy = ('streaming_lib.lab', 'streaming_lib.tools', 'uvicorn', 'starlette')\n"
+        "loaded = [m for m in sys.modules if m.startswith(heavy)]\n"
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True)

@@ -191,7 +191,7 @@ def chunkings_of(raw: bytes):
         yield chunked(raw, size)
     for seed in range(10):
         cuts = sorted(random.Random(seed).sample(range(1, len(raw)), min(10, len(raw) - 1)))
-        yield [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)])]
+        yield [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
 
 
 def lines_until_error(chunks, **options):  # -> (lines given, the error raised)

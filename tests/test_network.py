@@ -130,7 +130,10 @@ def test_a_stream_whose_body_ends_at_message_stop_is_read_to_its_end_not_cut(ser
 
 
 def stalls(error):
-    """`error` is the stall before the first token of FIXTURE, with everything that came before it."""
+    """`error` is the stall before the first token of FIXTURE.
+
+    It carries everything that came before it.
+    """
     assert isinstance(error, StreamTimeoutError) and isinstance(error, IncompleteStreamError)
     assert isinstance(error.__cause__, httpx.ReadTimeout)
     assert (error.timeout, error.offset, error.event_number) == (SHORT, len(BEFORE_FIRST_TOKEN), 3)
@@ -258,9 +261,11 @@ def test_each_transport_failure_becomes_its_typed_error_at_every_chunking(name, 
     for cut in CUTS:
         head = FIXTURE[:cut]
         body = FailingBody(chunked(head, size) if size else [head], httpx_error)
-        with mock_client(lambda request: httpx.Response(200, stream=body)) as client:
-            with open_stream("http://mock", client=client, timeout=3.0) as response:
-                error = failure(body_chunks(response))
+        with (
+            mock_client(lambda request, body=body: httpx.Response(200, stream=body)) as client,
+            open_stream("http://mock", client=client, timeout=3.0) as response,
+        ):
+            error = failure(body_chunks(response))
         expected = ends_early(head)
         assert (
             type(error) is expected_class and error.__cause__ is httpx_error and error.offset == cut
@@ -277,9 +282,12 @@ def test_each_transport_failure_before_the_headers_becomes_its_typed_error(name)
     def respond(request):
         raise httpx_error
 
-    with mock_client(respond) as client, pytest.raises(expected_class) as caught:
-        with open_stream("http://mock", client=client):
-            pass
+    with (
+        mock_client(respond) as client,
+        pytest.raises(expected_class) as caught,
+        open_stream("http://mock", client=client),
+    ):
+        pass
     assert (
         type(caught.value) is expected_class
         and caught.value.offset is None
@@ -289,12 +297,14 @@ def test_each_transport_failure_before_the_headers_becomes_its_typed_error(name)
 
 def test_raw_chunks_count_the_bytes_on_the_wire():
     body = FailingBody([FIXTURE[:50], FIXTURE[50:90]], httpx.ReadError("reset"))
-    with mock_client(lambda request: httpx.Response(200, stream=body)) as client:
-        with open_stream("http://mock", client=client) as response:
-            chunks = body_chunks(response, raw=True)
-            assert [next(chunks), next(chunks)] == [FIXTURE[:50], FIXTURE[50:90]]
-            with pytest.raises(IncompleteStreamError) as caught:
-                next(chunks)
+    with (
+        mock_client(lambda request: httpx.Response(200, stream=body)) as client,
+        open_stream("http://mock", client=client) as response,
+    ):
+        chunks = body_chunks(response, raw=True)
+        assert [next(chunks), next(chunks)] == [FIXTURE[:50], FIXTURE[50:90]]
+        with pytest.raises(IncompleteStreamError) as caught:
+            next(chunks)
     assert caught.value.offset == 90
 
 
@@ -309,9 +319,11 @@ def test_a_done_sentinel_after_message_stop_changes_nothing_for_any_helper():
 def test_an_http_error_read_through_body_chunks_is_the_status_error_with_its_body_not_a_cut_stream(
     server,
 ):
-    with open_stream(server.url, params={"error_after": "-1"}) as response:
-        with pytest.raises(httpx.HTTPStatusError) as caught:
-            accumulate(body_chunks(response))
+    with (
+        open_stream(server.url, params={"error_after": "-1"}) as response,
+        pytest.raises(httpx.HTTPStatusError) as caught,
+    ):
+        accumulate(body_chunks(response))
     assert (
         caught.value.response.status_code == 400 and caught.value.response.json()["type"] == "error"
     )

@@ -96,7 +96,8 @@ def test_outputs_and_sources_hold_no_machine_paths(path):
         for text in [cell.source, *output_texts(cell)]:
             found = MACHINE_PATH.search(text)
             assert not found, (
-                f"cell {number}: machine path {text[max(found.start() - 40, 0) : found.end() + 40]!r}"
+                f"cell {number}: machine path "
+                f"{text[max(found.start() - 40, 0) : found.end() + 40]!r}"
             )
 
 

@@ -6,9 +6,9 @@ inserted, deleted or replaced) `parse_partial_json` must give what
 value (compared by `repr`, so 0, 0.0, -0.0 and NaN are told apart), or an error
 with the same message at the same place. One rule is ours: a lone surrogate
 escape (`\\ud83d` without its low half) is U+FFFD where jiter refuses it, so
-jiter is shown the text with each such escape written `\\ufffd` (as long). The incremental parser must agree with
-the one-shot function however the text is cut, and its changes, applied in
-order, must rebuild the value.
+jiter is shown the text with each such escape written `\\ufffd` (as long). The
+incremental parser must agree with the one-shot function however the text is
+cut, and its changes, applied in order, must rebuild the value.
 """
 
 import doctest

@@ -75,12 +75,15 @@ def pieces(
     if escapes:
         cuts |= draw(st.sets(st.sampled_from(escapes), max_size=4))
     bounds = [0, *sorted(cuts), len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 @st.composite
 def blocks(draw, index):
-    """One content block: (the block as `content_block_start` sends it, its deltas, the final block)."""
+    """One content block.
+
+    Returns (the block as `content_block_start` sends it, its deltas, the final block).
+    """
     kind = draw(st.sampled_from(["text", "thinking", "tool_use", "server_tool_use"]))
     if kind == "text":
         parts = draw(st.lists(texts, min_size=1, max_size=5))
@@ -165,7 +168,7 @@ def streams(draw):
     else:
         cuts = sorted(draw(st.sets(st.integers(1, len(raw) - 1), max_size=30)))
     bounds = [0, *cuts, len(raw)]
-    return raw, [raw[a:b] for a, b in zip(bounds, bounds[1:])], content
+    return raw, [raw[a:b] for a, b in zip(bounds, bounds[1:], strict=False)], content
 
 
 @given(streams())

@@ -1,4 +1,7 @@
-"""`python -m streaming_lib.tools.sdk regenerate`: every verdict file is written whole, as UTF-8, whatever the stream holds."""
+"""`python -m streaming_lib.tools.sdk regenerate`: each verdict file is written whole, as UTF-8.
+
+That holds whatever the stream holds.
+"""
 
 import json
 import os
@@ -26,11 +29,13 @@ HALVES = b"".join(
         ),
         (
             "content_block_delta",
-            '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Done \\ud83d"}}',
+            '{"type":"content_block_delta","index":0,'
+            '"delta":{"type":"text_delta","text":"Done \\ud83d"}}',
         ),
         (
             "content_block_delta",
-            '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\\ude00 ok"}}',
+            '{"type":"content_block_delta","index":0,'
+            '"delta":{"type":"text_delta","text":"\\ude00 ok"}}',
         ),
         ("content_block_stop", '{"type":"content_block_stop","index":0}'),
         (

@@ -163,7 +163,10 @@ def test_the_server_replays_any_sse_file_given_by_its_path(tmp_path):
 # JSON holds one escaped half), and the same with the second half missing.
 SPLIT_PAIR = read_fixture("text_only").replace(
     b'"text":"A stream',
-    b'"text":"\\ud83d"}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\\ude00A stream',
+    b'"text":"\\ud83d"}}\n\n'
+    b"event: content_block_delta\n"
+    b'data: {"type":"content_block_delta","index":0,'
+    b'"delta":{"type":"text_delta","text":"\\ude00A stream',
     1,
 )
 LONE_HALF = read_fixture("text_only").replace(b'"text":"A stream', b'"text":"\\ud83dA stream', 1)
@@ -186,7 +189,10 @@ def test_a_stream_splitting_a_surrogate_pair_is_served_as_valid_json_with_the_ch
 
 
 def test_a_lone_surrogate_in_the_message_or_in_an_error_still_gets_json_never_a_500():
-    error_event = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"\\udc00"}}\n\n'
+    error_event = (
+        b"event: error\n"
+        b'data: {"type":"error","error":{"type":"overloaded_error","message":"\\udc00"}}\n\n'
+    )
     for raw, status in (
         (LONE_HALF, 200),
         (LONE_HALF.split(b"event: message_stop")[0] + error_event, 529),
@@ -265,9 +271,11 @@ def test_an_unknown_path_gets_the_apis_json_404_which_the_real_sdk_reads_as_not_
 
 
 def test_error_after_k_sends_an_overloaded_error_after_event_k(server):
-    with open_stream(server.url, params={"error_after": 5}) as response:
-        with pytest.raises(APIStreamError) as caught:
-            accumulate(response.iter_bytes())
+    with (
+        open_stream(server.url, params={"error_after": 5}) as response,
+        pytest.raises(APIStreamError) as caught,
+    ):
+        accumulate(response.iter_bytes())
     assert (caught.value.error_type, caught.value.retryable, caught.value.event_number) == (
         "overloaded_error",
         True,
@@ -290,15 +298,19 @@ def test_drop_at_k_sends_k_bytes_then_cuts_the_connection(server):
 
 
 def test_httpx_reports_a_cut_connection_as_a_protocol_error(server):
-    with open_stream(server.url, params={"drop_at": 100}) as response:
-        with pytest.raises(httpx.RemoteProtocolError):
-            accumulate(response.iter_bytes())
+    with (
+        open_stream(server.url, params={"drop_at": 100}) as response,
+        pytest.raises(httpx.RemoteProtocolError),
+    ):
+        accumulate(response.iter_bytes())
 
 
 def test_a_cut_connection_is_an_incomplete_stream_with_the_partial_message(server):
-    with open_stream(server.url, params={"drop_at": len(FIRST_FIVE) + 20}) as response:
-        with pytest.raises(IncompleteStreamError) as caught:
-            accumulate(until_dropped(response.iter_bytes()))
+    with (
+        open_stream(server.url, params={"drop_at": len(FIRST_FIVE) + 20}) as response,
+        pytest.raises(IncompleteStreamError) as caught,
+    ):
+        accumulate(until_dropped(response.iter_bytes()))
     assert caught.value.partial["content"][0]["text"] == TEXT_AFTER_FIVE
 
 
@@ -395,7 +407,10 @@ def test_closing_the_sdk_stream_early_leaves_no_thread_socket_or_server_behind()
 
 
 def start_serve(*options):
-    """`python -m streaming_lib serve` on a free port, in a process of its own: (process, url) once it listens."""
+    """`python -m streaming_lib serve` on a free port, in a process of its own.
+
+    Returns (process, url) once it listens.
+    """
     port = free_port()
     command = [sys.executable, "-m", "streaming_lib", "serve", "--port", str(port), *options]
     process = subprocess.Popen(

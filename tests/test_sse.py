@@ -216,7 +216,7 @@ def test_an_event_of_many_data_lines_is_the_same_whatever_the_chunks():
         assert list(iter_sse(chunked(raw, size))) == expected
 
 
-# -- the WHATWG specification's own examples (HTML Standard, 9.2.6 "Interpreting an event stream") --
+# -- the WHATWG specification's own examples (HTML Standard, 9.2.6 "Interpreting an event stream")
 # Each stream is the spec's, byte for byte; each is read whole and in 1, 2 and 7-byte
 # chunks, by the plain stages (`streaming_lib.sse.iter_sse`) and by the fast path.
 
@@ -248,7 +248,12 @@ def test_spec_example_test_stream_a_comment_fires_nothing_id_sets_then_resets_th
     # Three blocks that fire: "first event" (then the last event ID is "1"), "second event"
     # (whose "id" field with no value resets it to the empty string), and " third event"
     # with its leading space; the last block has no blank line after it, so fires nothing...
-    raw = b": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n"
+    raw = (
+        b": test stream\n\n"
+        b"data: first event\nid: 1\n\n"
+        b"data:second event\nid\n\n"
+        b"data:  third event\n"
+    )
     spec_example_gives(
         raw,
         [
@@ -267,7 +272,7 @@ def test_spec_example_test_stream_a_comment_fires_nothing_id_sets_then_resets_th
     )
 
 
-def test_spec_example_data_data_data_a_bare_data_line_is_the_empty_string_and_two_make_one_newline():
+def test_spec_example_data_data_data_a_bare_data_line_is_an_empty_string_and_two_make_one_newline():
     # "The first block fires events with the data set to the empty string, as would the
     # last block if it was followed by a blank line. The middle block fires an event with
     # the data set to a single newline character. The last block is discarded because it

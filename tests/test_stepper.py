@@ -1,4 +1,7 @@
-"""The stepper: frames at every step, split characters and CRLFs, errors at their step, the widget, the static page."""
+"""The stepper: frames at every step, split characters and CRLFs, errors at their step.
+
+Also the widget and the static page.
+"""
 
 import copy
 import html
@@ -34,7 +37,10 @@ from streaming_lib.tools.stepper import html as stepper_html
 from streaming_lib.tools.stepper.html import ByteTokens, byte_tokens, page_data, render_panels
 
 RAW = read_fixture()
-ERROR_EVENT = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+ERROR_EVENT = (
+    b"event: error\n"
+    b'data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+)
 
 
 def events_end(raw: bytes, count: int) -> int:
@@ -288,9 +294,9 @@ def test_frames_asked_in_any_order_equal_the_stages_fed_from_step_0_in_a_plain_l
 def test_frame_at_gives_the_state_at_a_known_step_of_the_course_fixture():
     frame = frame_at(RAW, 7, 87)  # bytes 602-609: the chunk ends inside 找 (e6 89 be)
     assert (frame.kind, frame.start, frame.end) == ("chunk", 602, 609)
-    assert (
-        frame.pending
-        == b'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\xe6\x89'
+    assert frame.pending == (
+        b'data: {"type":"content_block_delta","index":0,'
+        b'"delta":{"type":"text_delta","text":"\xe6\x89'
     )
     assert frame.partial_char == "找".encode()[:2]
     assert (frame.event_type, frame.data_lines, frame.lines) == ("content_block_delta", (), ())
@@ -697,7 +703,11 @@ def test_streams_gateways_reshape_step_to_the_message_accumulate_gives(name, siz
 
 
 def test_events_after_message_stop_are_skipped_as_accumulate_skips_them():
-    extra = b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"late"}}\n\n'
+    extra = (
+        b"event: content_block_delta\n"
+        b'data: {"type":"content_block_delta","index":0,'
+        b'"delta":{"type":"text_delta","text":"late"}}\n\n'
+    )
     frames = compute_frames(RAW + extra, EVENT_BY_EVENT)
     assert frames[-1].error is None and frames[-1].events[-1]["skipped"] is True
     assert frames[-1].content == accumulate(RAW + extra)["content"] == accumulate(RAW)["content"]

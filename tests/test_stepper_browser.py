@@ -1,4 +1,4 @@
-"""The stepper in a real browser: the widget in JupyterLab, and the static page, driven by the keyboard.
+"""The stepper in a real browser, driven by the keyboard: the widget in JupyterLab, the static page.
 
 Needs Debian's chromium at /usr/bin/chromium and the `playwright` package (no
 downloaded browser). JupyterLab runs on 127.0.0.1 with a token, its config and
@@ -126,23 +126,24 @@ def lab(tmp_path):
         PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
     )
     port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jupyterlab",
-            "--no-browser",
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={TOKEN}",
-            f"--ServerApp.root_dir={root}",
-            "--ServerApp.allow_root=True",  # containers often run as root
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=open(tmp_path / "server.log", "wb"),
-    )
+    with open(tmp_path / "server.log", "wb") as log:  # the server writes to its own copy
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jupyterlab",
+                "--no-browser",
+                "--ServerApp.ip=127.0.0.1",
+                f"--ServerApp.port={port}",
+                "--ServerApp.port_retries=0",
+                f"--IdentityProvider.token={TOKEN}",
+                f"--ServerApp.root_dir={root}",
+                "--ServerApp.allow_root=True",  # containers often run as root
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -274,8 +275,12 @@ def test_the_static_page_follows_its_range_slider_and_draws_what_the_widget_draw
             """(html) => {
                 const scratch = document.createElement("div");
                 scratch.innerHTML = html;
-                const text = (root) => Array.from(root.querySelectorAll("[data-slot]"), (s) => s.dataset.slot + ": " + s.textContent);
-                return [text(document.querySelector(".ss-static .ss-grid").parentElement), text(scratch)];
+                const text = (root) => Array.from(
+                    root.querySelectorAll("[data-slot]"),
+                    (s) => s.dataset.slot + ": " + s.textContent,
+                );
+                const page = document.querySelector(".ss-static .ss-grid").parentElement;
+                return [text(page), text(scratch)];
             }""",
             expected,
         )
@@ -316,7 +321,9 @@ def test_two_copies_of_a_static_stepper_both_start_when_their_scripts_run_by_eva
                 const cell = document.createElement("div");
                 cell.innerHTML = html;  // scripts inserted this way do not run...
                 document.getElementById("cells").appendChild(cell);
-                cell.querySelectorAll("script:not([type])").forEach((s) => window.eval(s.textContent));  // ...until evaluated
+                // ...until evaluated
+                cell.querySelectorAll("script:not([type])")
+                    .forEach((s) => window.eval(s.textContent));
             }
         }""",
         fragment,

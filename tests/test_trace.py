@@ -37,7 +37,7 @@ def test_text_rows_show_what_the_event_added_the_running_length_and_the_end_of_t
     assert out[9].endswith('text done, 21 chars: "找到原因了：add 写成了减法，我来修正。"')
 
 
-def test_tool_rows_show_the_counts_whether_the_buffer_parses_what_changed_and_the_input_at_the_stop():
+def test_tool_rows_show_counts_whether_the_buffer_parses_what_changed_and_the_input_at_the_stop():
     _, out = trace_lines(chunk_size=3)
     assert [("✔" in row, "✘" in row) for row in out[11:16]] == [(False, True)] * 4 + [(True, False)]
     assert out[12].endswith('+12 chars, 12 so far · ✘ not JSON yet · input["path"] += "ca"')
@@ -55,9 +55,9 @@ def test_message_delta_row_shows_stop_reason_and_output_tokens():
 def test_with_sdk_it_prints_the_sdks_tool_input_and_confirms_the_match():
     status, out = trace_lines(sdk=True)
     assert status == 0
-    assert (
-        out[-2]
-        == 'SDK tool input (write_file): {"path": "calc.py", "content": "def add(a, b):\\n    return a + b\\n"}'
+    assert out[-2] == (
+        "SDK tool input (write_file): "
+        '{"path": "calc.py", "content": "def add(a, b):\\n    return a + b\\n"}'
     )
     assert out[-1] == "✔ the hand-built message equals the SDK's final message"
 
@@ -74,7 +74,8 @@ def test_a_failing_stream_prints_the_error_and_partial_message_not_a_traceback(t
 
 
 HEAD = (
-    b'event: message_start\ndata: {"type":"message_start","message":{"id":"m","content":[],"usage":{}}}\n\n'
+    b"event: message_start\n"
+    b'data: {"type":"message_start","message":{"id":"m","content":[],"usage":{}}}\n\n'
     b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
     b'"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}\n\n'
 )
@@ -233,9 +234,9 @@ def test_the_command_line_runs_as_a_module():
 
 
 def test_the_trace_ends_with_the_verdict_on_every_tool_call():
-    assert (
-        trace_lines()[1][-1]
-        == "✔ [1] write_file may run: block 1 is a complete tool_use call, and the message stopped for tool_use"
+    assert trace_lines()[1][-1] == (
+        "✔ [1] write_file may run: block 1 is a complete tool_use call, "
+        "and the message stopped for tool_use"
     )
     web = trace_lines(MAIN_FIXTURE.parent / "web_search.sse")[1]
     assert (
@@ -269,7 +270,11 @@ def test_a_character_split_into_surrogate_halves_across_deltas_is_shown_whole():
 
 
 def test_the_trace_reads_nothing_after_message_stop_as_accumulate(tmp_path):
-    late = b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"late"}}\n\n'
+    late = (
+        b"event: content_block_delta\n"
+        b'data: {"type":"content_block_delta","index":0,'
+        b'"delta":{"type":"text_delta","text":"late"}}\n\n'
+    )
     path = tmp_path / "late.sse"
     path.write_bytes(MAIN_FIXTURE.read_bytes() + late + b"data: not even json\n\n")
     for size in (1, 7, None):

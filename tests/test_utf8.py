@@ -1,4 +1,7 @@
-"""The UTF-8 helper: which bytes at the end of a chunk begin a character still arriving, and where characters are."""
+"""The UTF-8 helper: where characters are, and which bytes ending a chunk begin one.
+
+A character begun by the last bytes of a chunk is one still arriving.
+"""
 
 import itertools
 import random
