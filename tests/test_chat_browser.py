@@ -96,7 +96,8 @@ def each_a_prefix_of_the_next(texts):
 def test_the_answer_and_the_tool_input_grow_as_they_arrive_then_the_verdict_and_usage_show(
     page, tmp_path
 ):
-    with ChatServer("fixture", pace=0.05, environ={}) as chat:
+    # 0.15 s between events: slow enough that a loaded machine still paints each one
+    with ChatServer("fixture", pace=0.15, environ={}) as chat:
         ask(page, chat.url + "/")
         expect(page.locator("#status")).to_have_text("done: stop_reason tool_use")
     grew = page.evaluate("window.grew")
