@@ -89,9 +89,10 @@ class LineDecoder:
         self._fed = 0
         # Only the very start of the stream may carry a byte order mark.
         self._at_start = True
-        # Strict mode met a bad byte after some good lines in the same chunk:
-        # those lines were handed back first, and this is raised next.
-        self._failure: SSEDecodeError | None = None
+        # Strict mode met a bad byte (or a line was too long) after some good
+        # lines in the same chunk: those lines were handed back first, and
+        # this is raised next.
+        self._failure: SSEDecodeError | SizeLimitError | None = None
         # A `feed_each` (fast.py) is under way: it holds part of the state in
         # its local variables, so `feed` and `flush` must wait until it ends.
         self._feeding_each = False
@@ -244,6 +245,7 @@ class LineDecoder:
         # Strict mode met a bad byte. Hand back the lines that ended before it,
         # as smaller chunks would have, and raise at the next call: what a
         # failure keeps must not depend on where the network cut the bytes.
+        assert error.offset is not None  # `_decode` always says where
         head = self._pending[: error.offset - start]
         cut = max(head.rfind(b"\n"), head.rfind(b"\r")) + 1
         if cut == 0:
