@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_record(args.out, **given)
     if args.command == "chat":
         from .chat import serve as serve_chat
-        from .server import seconds
+        from .lab.server import seconds
 
         try:
             seconds(getattr(args, "pace", 0))

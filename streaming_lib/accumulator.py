@@ -570,7 +570,11 @@ def accumulate(
         raise TypeError(
             "accumulate() takes the stream's bytes (or an iterable of byte chunks), not str"
         )
-    chunks = [source] if isinstance(source, (bytes, bytearray, memoryview)) else source
+    # One bytes-like object is one chunk (a bytearray or memoryview is copied
+    # to bytes here, as the line decoder would copy it anyway).
+    chunks: Iterable[bytes] = (
+        [bytes(source)] if isinstance(source, (bytes, bytearray, memoryview)) else source
+    )
     acc = MessageAccumulator()
     events: list[Any] = []  # filled only with keep_events=True
     keep = events.append if keep_events else None

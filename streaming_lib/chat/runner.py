@@ -25,7 +25,7 @@ from pathlib import Path
 import uvicorn
 from starlette.types import ASGIApp
 
-from ..server import DEFAULT_PACE, ReplayServer
+from ..lab.server import DEFAULT_PACE, ReplayServer
 from .app import HUSH, LOOPBACK_HOSTS, REAL_API, build_app
 
 HOST = "127.0.0.1"  # the app listens on this machine only, unless told otherwise

@@ -80,7 +80,9 @@ class Progress:
 
     def follow(self, acc: MessageAccumulator, event: dict[str, Any]) -> None:
         """Take in `event`, which `acc` has just accepted (dict, a decoded Messages API event)."""
-        kind, index = event.get("type"), event.get("index")
+        kind = event.get("type")
+        # An int in a content block event (`acc` has checked it), else None.
+        index: Any = event.get("index")
         if kind == "content_block_start":
             block = event["content_block"]
             field = TEXT_FIELDS.get(block.get("type"))

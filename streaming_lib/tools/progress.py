@@ -27,6 +27,7 @@ import asyncio
 import os
 import re
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -190,7 +191,7 @@ async def execute(paths: list[Path], folder: Path) -> list[tuple[nbformat.Notebo
         return await asyncio.gather(*(run(notebook) for notebook in notebooks))
 
 
-def exercise_paths(folder: Path, names: list[str] = ()) -> list[Path]:
+def exercise_paths(folder: Path, names: Sequence[str] = ()) -> list[Path]:
     """The exercise notebooks of `folder` (NN_name.ipynb), or those `names` names ("03" or "03_live_preview")."""
     paths = sorted(path for path in folder.glob("*.ipynb") if re.match(r"\d\d_", path.name))
     if not names:
@@ -205,7 +206,7 @@ def exercise_paths(folder: Path, names: list[str] = ()) -> list[Path]:
     return chosen
 
 
-def run(folder: Path = EXERCISES_DIR, names: list[str] = ()) -> list[Result]:
+def run(folder: Path = EXERCISES_DIR, names: Sequence[str] = ()) -> list[Result]:
     """Run the checks of the exercises in `folder` (all, or those `names` names); one Result each, in name order.
 
     Raises ValueError if `folder` holds no exercise of those names.

@@ -133,7 +133,9 @@ def running_text(block: BlockProgress) -> str:
 
 def describe_state(acc: MessageAccumulator, event: dict[str, Any], progress: Progress) -> str:
     """What `event` did to the message, for the state column (before it is cut to STATE_COLUMNS)."""
-    kind, index = event.get("type"), event.get("index")
+    kind = event.get("type")
+    # An int in a content block event (`acc` has checked it), else None.
+    index: Any = event.get("index")
     if kind == "message_delta":
         usage, reason = acc.message.get("usage"), acc.message.get("stop_reason")  # type: ignore[union-attr]
         tokens = usage.get("output_tokens") if isinstance(usage, dict) else None
@@ -246,10 +248,10 @@ def run(
             f"⚠ block {index} is incomplete: no content_block_stop, or an input that is not a JSON object"
         )
     for index in sorted(acc.input_parsers):  # every block whose input streamed: the calls
-        verdict, name = acc.tool_call_verdict(index), acc.message["content"][index].get("name")  # type: ignore[index]
-        out(
-            f"{'✔' if verdict.runnable else '✘'} [{index}] {name} {'may' if verdict.runnable else 'may not'} run: {verdict.reason}"
-        )
+        call = acc.tool_call_verdict(index)
+        name = acc.message["content"][index].get("name")  # type: ignore[index]
+        mark, may = ("✔", "may") if call.runnable else ("✘", "may not")
+        out(f"{mark} [{index}] {name} {may} run: {call.reason}")
     if not with_sdk:
         return 0
     from .sdk import compare_messages, sdk_verdict

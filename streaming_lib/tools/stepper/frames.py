@@ -117,7 +117,7 @@ class Frame:
     error: dict[str, str] | None  # {"type": class name, "message": str} at the step that raised
 
 
-class EventsSoFar(Sequence):  # type: ignore[type-arg]
+class EventsSoFar(Sequence[dict[str, Any]]):
     """The first `count` events of a stream's log of dispatched events: what a frame
     shows, without a copy (a tuple per frame would cost the whole log at every step)."""
 
@@ -401,7 +401,7 @@ class _Run:
         )
 
 
-class Frames(Sequence):  # type: ignore[type-arg]
+class Frames(Sequence[Frame]):
     """Every frame of stream `raw` delivered by the chunk plan, made when asked (see the module docstring).
 
     A sequence of `Frame`: `len(frames)`, `frames[k]`, `frames[-1]`, iteration.

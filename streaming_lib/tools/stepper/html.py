@@ -109,7 +109,7 @@ def byte_tokens(raw: bytes, start: int = 0, end: int | None = None) -> list[str]
     return tokens
 
 
-class ByteTokens(Sequence):  # type: ignore[type-arg]
+class ByteTokens(Sequence[str]):
     """`byte_tokens(raw)` made only for the slices asked (the widget shows a window of
     the bytes: a list of a token per byte would cost a pointer per byte received)."""
 
@@ -402,7 +402,7 @@ def stop_html(frame: Frame) -> str:
         if isinstance(frame.usage, dict) or frame.usage is None
         else {"(not an object)": frame.usage}
     )
-    usage = "".join(
+    usage_html = "".join(
         f'<div><span class="ss-dim">{escape(key)}:</span> {_json(value)}</div>'
         for key, value in (usage or {}).items()
     )
@@ -410,7 +410,7 @@ def stop_html(frame: Frame) -> str:
     return (
         _row("stop_reason", reason)
         + _row("message_stop", done)
-        + f'<div class="ss-sub">usage</div>{usage or _none()}'
+        + f'<div class="ss-sub">usage</div>{usage_html or _none()}'
     )
 
 
