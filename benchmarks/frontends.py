@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import tracemalloc
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from streaming_lib.tools.stepper import compute_frames
@@ -86,7 +87,7 @@ def run(
             )
             timed = interleaved_best(
                 {
-                    name: (lambda f=function: f(raw), repeats)
+                    name: (partial(function, raw), repeats)
                     for name, function in CONTENDERS.items()
                 }
             )
@@ -99,7 +100,7 @@ def run(
             for name, function in CONTENDERS.items():
                 row[f"{name}_s"] = timed[name][0]
                 row[f"{name}_output_bytes"] = timed[name][1]
-                row[f"{name}_peak_bytes"] = peak_memory(lambda f=function: f(raw))
+                row[f"{name}_peak_bytes"] = peak_memory(partial(function, raw))
             rows.append(row)
     return {"rows": rows, "walk_steps": WALK, "slopes": _slopes(rows)}
 
@@ -113,5 +114,5 @@ def _slopes(rows: list[dict[str, Any]]) -> dict[str, float | None]:
             for measure in ("s", "peak_bytes"):
                 points = [(row["stream_bytes"], row[f"{name}_{measure}"]) for row in mine]
                 key = f"{name}_{kind}_{'time' if measure == 's' else 'memory'}"
-                slopes[key] = slope(*zip(*points)) if len(points) > 1 else None  # type: ignore[call-arg]
+                slopes[key] = slope(*zip(*points)) if len(points) > 1 else None
     return slopes

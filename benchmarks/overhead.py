@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from streaming_lib import accumulate
-from streaming_lib.fixtures import chunked
+from streaming_lib.tools.fixtures import chunked
 
 from .frontends import peak_memory
 from .preview import CHUNK
