@@ -37,6 +37,7 @@ Deliberately not handled here: bytes, lines and SSE fields (earlier stages);
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from collections.abc import Iterable, Iterator
@@ -256,12 +257,12 @@ class MessageAccumulator:
         handler = HANDLERS.get(kind)
         if handler is None:
             return  # unknown event types are ignored (the API may add new ones)
-        if self.complete or self._message is None:
-            if kind not in ("ping", "error"):  # those two may come at any point, even first
-                if self.complete:
-                    raise self._error(EventOrderError, f"{kind} after message_stop")
-                if kind != "message_start":
-                    raise self._error(EventOrderError, f"{kind} before message_start")
+        # ping and error may come at any point, even first.
+        if (self.complete or self._message is None) and kind not in ("ping", "error"):
+            if self.complete:
+                raise self._error(EventOrderError, f"{kind} after message_stop")
+            if kind != "message_start":
+                raise self._error(EventOrderError, f"{kind} before message_start")
         try:
             handler(self, event)
         except (KeyError, TypeError, AttributeError) as missing:
@@ -339,7 +340,8 @@ class MessageAccumulator:
             parts.append(fragment)
             parser = self.input_parsers[index]
             if parser.error is None:  # invalid JSON is judged at the end of the stream, not here
-                try:
+                # (Not contextlib.suppress: this runs for every input_json_delta.)
+                try:  # noqa: SIM105
                     self.input_changes = parser.feed(fragment)
                 except PartialJSONError:
                     pass
@@ -468,10 +470,8 @@ class MessageAccumulator:
             self._json_parts[index].append("\ufffd")
             parser = self.input_parsers[index]
             if parser.error is None:
-                try:
+                with contextlib.suppress(PartialJSONError):
                     self.input_changes = parser.feed("\ufffd")
-                except PartialJSONError:
-                    pass
 
     def _open_block(self, index: int, kind: str) -> dict[str, Any]:
         content = self._message["content"]  # type: ignore[index]

@@ -205,9 +205,8 @@ def iter_sse(
                 elif name == "id":
                     if "\0" not in value:
                         last_event_id = value
-                elif name == "retry":
-                    if (milliseconds := retry_value(value)) is not None:
-                        retry = milliseconds
+                elif name == "retry" and (milliseconds := retry_value(value)) is not None:
+                    retry = milliseconds
         if data:  # an event goes on after this batch: its data so far must fit
             if data is not counted:
                 counted, counted_lines, counted_bytes, grouped = data, 0, 0, 0
@@ -270,7 +269,8 @@ def iter_events(
                         raise too_large(limit)
                     if event_type in PLAIN_NAMES:
                         expected = PLAIN_NAMES[event_type]
-                        try:
+                        # A try, not contextlib.suppress: this is the speed path.
+                        try:  # noqa: SIM105
                             event = jiter.from_json(text)  # what `load_json` tries first
                         except ValueError:  # also bytes that are not UTF-8
                             pass

@@ -60,6 +60,8 @@ def _skip_whitespace(text: str, pos: int) -> int:
     match = _WHITESPACE.match(text, pos)
     assert match is not None  # `*` matches the empty string too
     return match.end()
+
+
 _LITERALS = {
     "t": ("true", True),
     "f": ("false", False),

@@ -252,7 +252,7 @@ class TimedStream:
     @property
     def time_to_first_token(self) -> float | None:
         """When the first `content_block_delta` arrived (seconds), None if none did."""
-        for kind, when in zip(self.event_types, self.event_times):
+        for kind, when in zip(self.event_types, self.event_times, strict=True):
             if kind == "content_block_delta":
                 return when
         return None

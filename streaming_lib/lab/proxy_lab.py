@@ -303,7 +303,7 @@ def bursts(times: list[float], gap: float) -> list[int]:
     [2, 3, 1]
     """
     sizes: list[int] = []
-    for previous, now in zip([None, *times], times):
+    for previous, now in zip([None, *times], times, strict=False):  # each with the one before
         if previous is None or now - previous >= gap:
             sizes.append(0)
         sizes[-1] += 1

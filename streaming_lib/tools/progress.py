@@ -136,7 +136,10 @@ def table(results: list[Result]) -> str:
     ]
     widths = [max(len(row[column]) for row in rows) for column in range(3)]
     lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3]
+        # Three padded columns, then the last (row[3]) as it is.
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
+        + "  "
+        + row[3]
         for row in rows
     ]
     lines.insert(1, "  ".join("-" * width for width in widths) + "  " + "-" * len(rows[0][3]))
@@ -216,5 +219,6 @@ def run(folder: Path = EXERCISES_DIR, names: Sequence[str] = ()) -> list[Result]
         raise ValueError(f"no exercise notebooks (NN_name.ipynb) in {folder}")
     executed = asyncio.run(execute(paths, folder))
     return [
-        result(path.stem, notebook, stopped) for path, (notebook, stopped) in zip(paths, executed)
+        result(path.stem, notebook, stopped)
+        for path, (notebook, stopped) in zip(paths, executed, strict=True)
     ]

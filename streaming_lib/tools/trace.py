@@ -192,7 +192,8 @@ def trace(
     after printing it and the partial message.
     """
     lines, sse, acc, progress = LineDecoder(), SSEDecoder(), MessageAccumulator(), Progress()
-    out("".join(cell(h, w) for h, w in zip(("#", "event", "idx", "delta"), COLUMNS)) + "state")
+    header = ("#", "event", "idx", "delta")
+    out("".join(cell(h, w) for h, w in zip(header, COLUMNS, strict=True)) + "state")
     try:
         for chunk in chain(chunks_of(raw, chunk_size or max(len(raw), 1)), [None]):
             if acc.complete:
@@ -212,7 +213,8 @@ def trace(
                 index = f"[{event['index']}]" if "index" in event else ""
                 row = (str(acc.event_number), event.get("type", "?"), index, describe_delta(event))
                 state = cut(describe_state(acc, event, progress), STATE_COLUMNS)
-                out(("".join(cell(text, w) for text, w in zip(row, COLUMNS)) + state).rstrip())
+                cells = "".join(cell(text, w) for text, w in zip(row, COLUMNS, strict=True))
+                out((cells + state).rstrip())
         acc.final_message()
     except StreamError as error:
         acc.fill_partial(error)

@@ -144,7 +144,7 @@ class EventsSoFar(Sequence[dict[str, Any]]):
         return (
             isinstance(other, Sequence)
             and len(self) == len(other)
-            and all(a == b for a, b in zip(self, other))
+            and all(a == b for a, b in zip(self, other, strict=True))
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -198,9 +198,10 @@ class ChunkPlan:
     def __iter__(self) -> Iterator[tuple[int, int]]:
         """Every chunk's (start, end), in order (made as they are read, not kept)."""
         if self._chunk is None:
-            return zip([0, *self._ends[:-1]], self._ends)
+            return zip([0, *self._ends[:-1]], self._ends, strict=True)
         size, chunk = self.size, self._chunk
-        return zip(range(0, size, chunk), chain(range(chunk, size, chunk), [size] if size else []))
+        ends = chain(range(chunk, size, chunk), [size] if size else [])
+        return zip(range(0, size, chunk), ends, strict=True)
 
     def bounds(self, step: int) -> tuple[int, int]:
         """(start, end) of chunk `step` (1..len)."""
@@ -471,14 +472,17 @@ class Frames(Sequence[Frame]):
             self._checkpoints[index] if index >= 0 else None
         )  # the frame needs that step's lines
         cursor = self._cursor
-        if cursor is not None and cursor.step <= step:
-            # Resuming feeds the accumulator every event so far (each costs a few
-            # chunks' worth), then the chunks after the checkpoint.
-            if (
+        # Resuming feeds the accumulator every event so far (each costs a few
+        # chunks' worth), then the chunks after the checkpoint.
+        if (
+            cursor is not None
+            and cursor.step <= step
+            and (
                 nearest is None
                 or step - cursor.step <= RESUME_COST * nearest[3] + step - nearest[0]
-            ):
-                return cursor
+            )
+        ):
+            return cursor
         return _Run(self._log) if nearest is None else _Run.resume(self._log, nearest)
 
     def step_reaching(self, offset: int) -> int:
