@@ -400,7 +400,8 @@ class MessageAccumulator:
                     self.input_errors[index] = error
 
     def _parse_tool_input(self, raw: str, index: int) -> Any:
-        """The one strict parse of a tool's input, at its stop: a JSON object, or ToolInputJSONError."""
+        """The one strict parse of a tool's input, at its stop: a JSON object, or
+        ToolInputJSONError."""
         try:
             value = load_json(raw, lone_surrogates="replace", allow_nan=False)
         except ValueError as error:  # also: over 4300 digits, nested too deep

@@ -99,7 +99,8 @@ class LineDecoder:
 
     @property
     def strict(self) -> bool:
-        """True: invalid UTF-8 raises `SSEDecodeError`; False: it becomes U+FFFD. Fixed at construction."""
+        """True: invalid UTF-8 raises `SSEDecodeError`; False: it becomes U+FFFD. Fixed at
+        construction."""
         return self._strict
 
     @property

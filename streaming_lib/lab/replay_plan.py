@@ -150,7 +150,8 @@ def fixture_name(name: str) -> str:
     return name
 
 
-# Fault name -> what reads its value. Read from the query string first, then from `x-replay-NAME` headers.
+# Fault name -> what reads its value. Read from the query string first, then from `x-replay-NAME`
+# headers.
 OPTIONS: dict[str, Callable[[str], Any]] = {
     "error_after": count,
     "drop_at": count,

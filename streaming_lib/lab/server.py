@@ -174,7 +174,8 @@ def without_end_of_body(send: Send) -> Send:
 
 
 def read_options(request: Request) -> dict[str, Any]:
-    """The fault options of one request (dict, only those given); raises ValueError on a bad value."""
+    """The fault options of one request (dict, only those given); raises ValueError on a bad value.
+    """
     return options_from(request.query_params, request.headers)
 
 
@@ -349,7 +350,8 @@ class ReplayServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving (open streams get GRACE seconds to finish), join the thread; uvicorn closes the socket."""
+        """Stop serving (open streams get GRACE seconds to finish), join the thread; uvicorn closes
+        the socket."""
         if self._server is None or self._thread is None:
             return
         self._server.should_exit = True
@@ -375,7 +377,8 @@ class ReplayServer:
 def serve(
     fixture: str | Path = "fixture", *, port: int = DEFAULT_PORT, pace: float = DEFAULT_PACE
 ) -> int:
-    """The `serve` command: replay `fixture` on 127.0.0.1:`port` until Ctrl-C; returns the exit status.
+    """The `serve` command: replay `fixture` on 127.0.0.1:`port` until Ctrl-C; returns the exit
+    status.
 
     On Ctrl-C, open streams get GRACE seconds to finish before they are cut.
     """

@@ -73,7 +73,8 @@ class BlockProgress:
 
 
 class Progress:
-    """Per-block progress of a stream, kept up to date by `follow(acc, event)` after each `acc.feed(event)`."""
+    """Per-block progress of a stream, kept up to date by `follow(acc, event)` after each
+    `acc.feed(event)`."""
 
     def __init__(self) -> None:
         self.blocks: dict[int, BlockProgress] = {}

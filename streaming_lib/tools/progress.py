@@ -36,7 +36,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError
 from tqdm import tqdm
 
-# The course repository, this file being streaming_lib/tools/progress.py (the package is installed editable).
+# The course repository, this file being streaming_lib/tools/progress.py (the package is installed
+# editable).
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES_DIR = ROOT / "exercises"
 TIMEOUT = 120  # seconds per cell: every check of a right answer takes a few
@@ -61,7 +62,8 @@ def check_name(cell: nbformat.NotebookNode) -> str | None:
 
 
 def practises(notebook: nbformat.NotebookNode) -> str:
-    """The lesson an exercise practises (str), from its first cell's **Practises:** link; "" if none."""
+    """The lesson an exercise practises (str), from its first cell's **Practises:** link; "" if
+    none."""
     match = PRACTISES.search(notebook.cells[0].source) if notebook.cells else None
     return match["lesson"] if match else ""
 
@@ -78,7 +80,8 @@ def shorten(text: str, width: int = MESSAGE_WIDTH) -> str:
 
 @dataclass(frozen=True)
 class Result:
-    """One exercise's standing: `passed` checks of `total`; `failure` the first error ("" when none)."""
+    """One exercise's standing: `passed` checks of `total`; `failure` the first error ("" when
+    none)."""
 
     name: str  # the notebook's stem, "04_line_splitter"
     practises: str  # the lesson, "02 · From network chunks to lines"
@@ -97,7 +100,8 @@ def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Res
     shown when no cell raised before that.
     """
     checks = [cell for cell in executed.cells if check_name(cell)]
-    # A check passes only if it ran: a run cut short (a timeout, a dead kernel) leaves the rest unrun.
+    # A check passes only if it ran: a run cut short (a timeout, a dead kernel) leaves the rest
+    # unrun.
     failed = [
         cell
         for cell in checks
@@ -152,7 +156,8 @@ def table(results: list[Result]) -> str:
 
 
 async def execute(paths: list[Path], folder: Path) -> list[tuple[nbformat.NotebookNode, str]]:
-    """Run the notebooks at `paths` (cwd `folder`), one kernel per CPU at a time, with a progress bar.
+    """Run the notebooks at `paths` (cwd `folder`), one kernel per CPU at a time, with a progress
+    bar.
 
     Returns (notebook with its outputs, why its run stopped early or "") for each path.
     """
@@ -195,7 +200,8 @@ async def execute(paths: list[Path], folder: Path) -> list[tuple[nbformat.Notebo
 
 
 def exercise_paths(folder: Path, names: Sequence[str] = ()) -> list[Path]:
-    """The exercise notebooks of `folder` (NN_name.ipynb), or those `names` names ("03" or "03_live_preview")."""
+    """The exercise notebooks of `folder` (NN_name.ipynb), or those `names` names ("03" or
+    "03_live_preview")."""
     paths = sorted(path for path in folder.glob("*.ipynb") if re.match(r"\d\d_", path.name))
     if not names:
         return paths
@@ -210,7 +216,8 @@ def exercise_paths(folder: Path, names: Sequence[str] = ()) -> list[Path]:
 
 
 def run(folder: Path = EXERCISES_DIR, names: Sequence[str] = ()) -> list[Result]:
-    """Run the checks of the exercises in `folder` (all, or those `names` names); one Result each, in name order.
+    """Run the checks of the exercises in `folder` (all, or those `names` names); one Result each,
+    in name order.
 
     Raises ValueError if `folder` holds no exercise of those names.
     """

@@ -129,7 +129,8 @@ def compare_messages(ours: Any, theirs: Any, path: str = "message") -> list[str]
 
 
 def sdk_verdict(raw: bytes, *, beta: bool = False) -> dict[str, Any]:
-    """What the SDK makes of a stream: `{"message": ...}` or `{"error": {"class": ..., "message": ...}}`
+    """What the SDK makes of a stream: `{"message": ...}` or `{"error": {"class": ..., "message":
+    ...}}`
     (`beta`: as in `sdk_final_message`)."""
     try:
         return {"message": sdk_final_message(raw, beta=beta)}

@@ -70,7 +70,8 @@ def cut(text: str, size: int) -> str:
 
 
 def cell(text: Any, size: int) -> str:
-    """`text` (a value that is not a str is shown as JSON) cut or padded to `size` terminal columns, then one space."""
+    """`text` (a value that is not a str is shown as JSON) cut or padded to `size` terminal columns,
+    then one space."""
     text = cut(printable(text) if isinstance(text, str) else show(text), size)
     return text + " " * (size - width(text) + 1)
 
@@ -80,17 +81,20 @@ def show(value: Any) -> str:
 
 
 def printable(text: str) -> str:
-    """`text` with any lone surrogate (valid in JSON's \\u escapes, not in UTF-8) written as its escape."""
+    """`text` with any lone surrogate (valid in JSON's \\u escapes, not in UTF-8) written as its
+    escape."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def shown_start(text: str, chars: int) -> str:
-    """`text` as JSON, only its first `chars` characters (then "…"): the cost stays `chars` whatever its length."""
+    """`text` as JSON, only its first `chars` characters (then "…"): the cost stays `chars` whatever
+    its length."""
     return show(text[:chars]) + ("…" if len(text) > chars else "")
 
 
 def describe_delta(event: dict[str, Any]) -> str:
-    """The part of an event worth showing in the delta column (at most a column's worth of each value)."""
+    """The part of an event worth showing in the delta column (at most a column's worth of each
+    value)."""
     kind = event.get("type")
     if kind == "content_block_delta":
         delta = dict(event["delta"])
@@ -127,7 +131,8 @@ def counts(block: BlockProgress) -> str:
 
 
 def running_text(block: BlockProgress) -> str:
-    """The end of a text block so far: all of it if short, else "…" and its last TAIL_CHARS characters."""
+    """The end of a text block so far: all of it if short, else "…" and its last TAIL_CHARS
+    characters."""
     return ("…" if block.length > len(block.tail) else "") + show(block.tail)
 
 
@@ -178,7 +183,8 @@ def describe_state(acc: MessageAccumulator, event: dict[str, Any], progress: Pro
 
 
 def chunks_of(raw: bytes, size: int) -> Iterator[bytes]:
-    """`raw` in chunks of `size` bytes, one at a time (a list of them all would hold the stream twice)."""
+    """`raw` in chunks of `size` bytes, one at a time (a list of them all would hold the stream
+    twice)."""
     for start in range(0, len(raw), size):
         yield raw[start : start + size]
 

@@ -240,7 +240,8 @@ def incomplete_utf8_tail(data: bytes) -> bytes:
 
 
 class _Run:
-    """The three stages fed chunk after chunk, as a client feeds them, from step 0 or a checkpoint."""
+    """The three stages fed chunk after chunk, as a client feeds them, from step 0 or a checkpoint.
+    """
 
     def __init__(self, log: list[dict[str, Any]]) -> None:
         self.lines, self.sse = LineDecoder(), SSEDecoder()
@@ -403,7 +404,8 @@ class _Run:
 
 
 class Frames(Sequence[Frame]):
-    """Every frame of stream `raw` delivered by the chunk plan, made when asked (see the module docstring).
+    """Every frame of stream `raw` delivered by the chunk plan, made when asked (see the module
+    docstring).
 
     A sequence of `Frame`: `len(frames)`, `frames[k]`, `frames[-1]`, iteration.
     n + 2 frames for n chunks (start, one per chunk, end of stream), fewer if a

@@ -134,7 +134,8 @@ def _count_note(count: int, what: str) -> str:  # "… 1,234 earlier bytes", bef
 
 
 def bytes_html(tokens: Sequence[str], frame: Frame) -> str:
-    """The last BYTES_SHOWN bytes received, this step's chunk in a `<mark>` (same as the page's JavaScript).
+    """The last BYTES_SHOWN bytes received, this step's chunk in a `<mark>` (same as the page's
+    JavaScript).
     `tokens`: `byte_tokens(raw)` or `ByteTokens(raw)`."""
     low = max(0, frame.end - BYTES_SHOWN)
     start = max(frame.start, low)
@@ -223,7 +224,8 @@ def error_html(frame: Frame) -> str:
 
 
 def lines_html(frame: Frame) -> str:
-    """Stage 1 beyond the pending bytes themselves: a cut character, a CR at the end, the lines completed."""
+    """Stage 1 beyond the pending bytes themselves: a cut character, a CR at the end, the lines
+    completed."""
     parts = []
     have, missing = unfinished_character(frame.partial_char)
     if have:
@@ -515,7 +517,8 @@ KINDS = ("start", "chunk", "end")  # a frame's kind, as a number in the page's r
 
 
 def page_steps(count: int) -> list[int]:
-    """The steps a page embeds of `count`: all of them, or PAGE_FRAMES evenly spaced from the first to the last.
+    """The steps a page embeds of `count`: all of them, or PAGE_FRAMES evenly spaced from the first
+    to the last.
 
     >>> page_steps(4), len(page_steps(10**6)), page_steps(10**6)[-1]
     ([0, 1, 2, 3], 2500, 999999)
@@ -665,7 +668,8 @@ def static_fragment(
 def static_page(
     raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]], *, title: str = "Stream stepper"
 ) -> str:
-    """A whole self-contained HTML document with the frames of every plan in `plans` (all, or `page_steps`)."""
+    """A whole self-contained HTML document with the frames of every plan in `plans` (all, or
+    `page_steps`)."""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title>"
