@@ -226,8 +226,8 @@ def _not_json(name: str) -> Any:
 
 
 def _replace_surrogates(value: Any) -> Any:
-    """`value` with every surrogate in its strings and keys made U+FFFD (at most 201 levels deep).
-    """
+    """`value` with every surrogate in its strings and keys made U+FFFD (at most 201 levels
+    deep)."""
     if type(value) is str:
         return SURROGATE.sub("\ufffd", value)
     if type(value) is list:

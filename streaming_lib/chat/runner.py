@@ -152,8 +152,8 @@ def serve(
     pace: float = DEFAULT_PACE,
     host: str = HOST,
 ) -> int:
-    """The `chat` command: run the chat app on `host`:`port` until Ctrl-C; returns the exit status.
-    """
+    """The `chat` command: run the chat app on `host`:`port` until Ctrl-C; returns the exit
+    status."""
     try:
         chat = ChatServer(fixture, pace=pace, host=host, port=port)
     except (OSError, ValueError) as error:

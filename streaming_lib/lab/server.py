@@ -174,8 +174,8 @@ def without_end_of_body(send: Send) -> Send:
 
 
 def read_options(request: Request) -> dict[str, Any]:
-    """The fault options of one request (dict, only those given); raises ValueError on a bad value.
-    """
+    """The fault options of one request (dict, only those given); raises ValueError on a bad
+    value."""
     return options_from(request.query_params, request.headers)
 
 

@@ -240,8 +240,8 @@ def incomplete_utf8_tail(data: bytes) -> bytes:
 
 
 class _Run:
-    """The three stages fed chunk after chunk, as a client feeds them, from step 0 or a checkpoint.
-    """
+    """The three stages fed chunk after chunk, as a client feeds them, from step 0 or a
+    checkpoint."""
 
     def __init__(self, log: list[dict[str, Any]]) -> None:
         self.lines, self.sse = LineDecoder(), SSEDecoder()
