@@ -132,7 +132,8 @@ class LineDecoder:
         mode) and `SizeLimitError` (a line too long; then at every later call)."""
         if self._feeding_each:
             raise RuntimeError(
-                "feed() while a feed_each() over this decoder is under way: finish or close it first"
+                "feed() while a feed_each() over this decoder is under way: finish or close it "
+                "first"
             )
         return self._feed(chunk if type(chunk) is bytes else _as_bytes(chunk))
 
@@ -203,7 +204,8 @@ class LineDecoder:
         Raises RuntimeError while a `feed_each` over this decoder is under way."""
         if self._feeding_each:
             raise RuntimeError(
-                "flush() while a feed_each() over this decoder is under way: finish or close it first"
+                "flush() while a feed_each() over this decoder is under way: finish or close it "
+                "first"
             )
         if self._failure:
             raise self._failure

@@ -168,7 +168,8 @@ def serve(
         print(f"Chat page: {chat.url}/  (answers from {where}). Ctrl-C stops it.")
         if chat.replay is not None:
             print(
-                f"Faults: {chat.url}/?error_after=8  (an error mid-stream), {chat.url}/?drop_at=1500  (a cut stream)"
+                f"Faults: {chat.url}/?error_after=8  (an error mid-stream), "
+                f"{chat.url}/?drop_at=1500  (a cut stream)"
             )
         sys.stdout.flush()
         try:

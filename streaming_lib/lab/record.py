@@ -96,7 +96,8 @@ def run(
     api_key = environ.get("ANTHROPIC_API_KEY", "")
     if not api_key:
         print(
-            "record needs a real API key: set ANTHROPIC_API_KEY (nothing was sent, nothing written).",
+            "record needs a real API key: set ANTHROPIC_API_KEY (nothing was sent, nothing "
+            "written).",
             file=sys.stderr,
         )
         return 2

@@ -269,7 +269,10 @@ def build_app(
         """Starlette's 404 (no such path) and 405 (no such method), as the API's JSON errors."""
         assert isinstance(error, HTTPException)
         kind = "not_found_error" if error.status_code == 404 else "invalid_request_error"
-        message = f"{request.method} {request.url.path}: {error.detail} (the replay server answers POST /v1/messages)"
+        message = (
+            f"{request.method} {request.url.path}: {error.detail} (the replay server answers POST "
+            "/v1/messages)"
+        )
         return api_error(error.status_code, kind, message, new_request_id(), headers=error.headers)
 
     routes = [Route("/v1/messages", messages, methods=["POST"])]

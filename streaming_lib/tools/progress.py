@@ -210,7 +210,8 @@ def exercise_paths(folder: Path, names: Sequence[str] = ()) -> list[Path]:
         name for name in names if not any(name in (path.stem, path.stem[:2]) for path in chosen)
     ]:
         raise ValueError(
-            f"no exercise {', '.join(missing)} in {folder} (there are: {', '.join(p.stem for p in paths)})"
+            f"no exercise {', '.join(missing)} in {folder} (there are: "
+            f"{', '.join(p.stem for p in paths)})"
         )
     return chosen
 

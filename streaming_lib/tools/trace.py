@@ -248,12 +248,16 @@ def run(
             if "error" in verdict:
                 said = "raises {class}: {message}".format(**verdict["error"])
             else:
-                said = f"returns a message with stop_reason {show(verdict['message'].get('stop_reason'))}"
+                said = (
+                    "returns a message with stop_reason "
+                    f"{show(verdict['message'].get('stop_reason'))}"
+                )
             out(f"the SDK, on the same bytes, {said}")
         return 1
     for index in acc.incomplete_blocks():
         out(
-            f"⚠ block {index} is incomplete: no content_block_stop, or an input that is not a JSON object"
+            f"⚠ block {index} is incomplete: no content_block_stop, or an input that is not a "
+            "JSON object"
         )
     for index in sorted(acc.input_parsers):  # every block whose input streamed: the calls
         call = acc.tool_call_verdict(index)

@@ -195,7 +195,10 @@ def _none(text: str = "none") -> str:
 
 
 def _row(label: str, value: str) -> str:
-    return f'<div class="ss-row"><span class="ss-key">{label}</span><span class="ss-val">{value}</span></div>'
+    return (
+        f'<div class="ss-row"><span class="ss-key">{label}</span><span '
+        f'class="ss-val">{value}</span></div>'
+    )
 
 
 def status_html(frame: Frame, steps: int, total: int) -> str:
@@ -206,7 +209,10 @@ def status_html(frame: Frame, steps: int, total: int) -> str:
         what = "end of stream: the connection closed, the line decoder is flushed"
     else:
         size = frame.end - frame.start
-        what = f"chunk {frame.step}: bytes {frame.start}–{frame.end} ({size} B) · {frame.end} of {total} bytes received"
+        what = (
+            f"chunk {frame.step}: bytes {frame.start}–{frame.end} ({size} B) · {frame.end} of "
+            f"{total} bytes received"
+        )
     html = f'<span class="ss-step">step {frame.step} / {steps - 1}</span> {what}'
     if frame.complete and not frame.error:
         html += ' <span class="ss-ok">✔ message_stop: the message is complete</span>'
@@ -231,11 +237,13 @@ def lines_html(frame: Frame) -> str:
     if have:
         parts.append(
             '<div class="ss-callout">the chunk ended inside a UTF-8 character: '
-            f"{len(have)} of its {len(have) + missing} bytes have arrived; they wait in <code>pending</code></div>"
+            f"{len(have)} of its {len(have) + missing} bytes have arrived; they wait in "
+            "<code>pending</code></div>"
         )
     if frame.after_cr:
         parts.append(
-            '<div class="ss-callout">the chunk ended with CR: an LF first in the next chunk is its CRLF</div>'
+            '<div class="ss-callout">the chunk ended with CR: an LF first in the next chunk is '
+            "its CRLF</div>"
         )
     if frame.lines:
         items = [
@@ -317,7 +325,10 @@ def events_html(items: Sequence[str] | Mapping[int, str], count: int, new: int) 
 
 def _block_html(index: int, block: Any, stopped: bool) -> str:
     if not isinstance(block, dict):  # a message_start whose content held something else
-        return f'<div class="ss-block"><span class="ss-num">[{index}]</span> <code>{_json(block)}</code></div>'
+        return (
+            f'<div class="ss-block"><span class="ss-num">[{index}]</span> '
+            f"<code>{_json(block)}</code></div>"
+        )
     kind = str(block.get("type", "?"))
     state = (
         '<span class="ss-ok">■ stopped</span>' if stopped else '<span class="ss-open">▶ open</span>'
@@ -329,7 +340,10 @@ def _block_html(index: int, block: Any, stopped: bool) -> str:
         body = _row("input", f"<code>{_json_text(block['input'])}</code>")
     else:
         body = f"<code>{_json_text({key: value for key, value in block.items() if key != 'type'})}</code>"
-    head = f'<div class="ss-block-head"><span class="ss-num">[{index}]</span> <b>{escape(kind)}</b>{name} {state}</div>'
+    head = (
+        f'<div class="ss-block-head"><span class="ss-num">[{index}]</span> '
+        f"<b>{escape(kind)}</b>{name} {state}</div>"
+    )
     return f'<div class="ss-block">{head}{body}</div>'
 
 
@@ -381,7 +395,8 @@ def tools_html(frame: Frame) -> str:
     if not frame.tools:
         return _none("no tool block yet")
     return "".join(
-        f'<div class="ss-block"><div class="ss-block-head"><span class="ss-num">[{tool["index"]}]</span> '
+        '<div class="ss-block"><div class="ss-block-head"><span '
+        f'class="ss-num">[{tool["index"]}]</span> '
         f'<span class="ss-name">{escape(str(tool["name"]))}</span></div>'
         + "".join(_row(label, value) for label, value in tool_rows(tool))
         + "</div>"
@@ -436,11 +451,14 @@ STYLE = _asset("stepper.css")
 LEGEND = (
     '<div class="ss-legend">'
     '<span><mark class="ss-chunk">&nbsp;abc&nbsp;</mark> the chunk this step delivered</span>'
-    '<span><span class="ss-esc">\\n</span> <span class="ss-esc">\\xe5</span> a byte that is not printable ASCII, '
+    '<span><span class="ss-esc">\\n</span> <span class="ss-esc">\\xe5</span> a byte that is not '
+    "printable ASCII, "
     "as its escape (hover a UTF-8 byte to see its character)</span>"
-    '<span><span class="ss-split"><span class="ss-esc">\\xe5</span></span> half a character, waiting for its other bytes</span>'
+    '<span><span class="ss-split"><span class="ss-esc">\\xe5</span></span> half a character, '
+    "waiting for its other bytes</span>"
     '<span><span class="ss-new">&nbsp;new&nbsp;</span> made at this step</span>'
-    '<span><span class="ss-ok">✔</span>/<span class="ss-bad">✘</span> json.loads accepts the buffer / not yet</span>'
+    '<span><span class="ss-ok">✔</span>/<span class="ss-bad">✘</span> json.loads accepts the '
+    "buffer / not yet</span>"
     "</div>"
 )
 
@@ -476,7 +494,8 @@ def layout(slots: dict[str, str]) -> str:
             body = '<div class="ss-sub">pending bytes</div>' + slot("pending", "ss-pending") + body
         panels.append(
             f'<div class="ss-panel {panel_class}"><h4><span class="ss-badge">{number}</span>{title}'
-            f'<small>{escape(subtitle)}</small></h4><div class="ss-body {body_class}">{body}</div></div>'
+            f'<small>{escape(subtitle)}</small></h4><div class="ss-body '
+            f'{body_class}">{body}</div></div>'
         )
     return (
         f"<style>{STYLE}</style>"
@@ -649,7 +668,8 @@ def static_fragment(
         '<div class="ss-controls">'
         '<button class="ss-play" type="button">▶ play</button>'
         '<button class="ss-prev" type="button" title="previous step">◀</button>'
-        f'<input class="ss-slider" type="range" min="0" max="{steps}" value="0" step="1" aria-label="step" autocomplete="off">'
+        f'<input class="ss-slider" type="range" min="0" max="{steps}" value="0" step="1" '
+        'aria-label="step" autocomplete="off">'
         '<button class="ss-next" type="button" title="next step">▶</button>'
         f"{select}</div>"
         '<p class="ss-thin ss-note"></p>'  # filled by the script when the plan shown is thinned
@@ -658,7 +678,8 @@ def static_fragment(
     # GitHub's preview), the note shows and the inert controls stay hidden; the
     # script removes the note and shows the stepper.
     return (
-        f'<div class="ss-root ss-static" id="{element_id}">{heading}<p class="ss-noscript">{escape(note)}</p>'
+        f'<div class="ss-root ss-static" id="{element_id}">{heading}<p '
+        f'class="ss-noscript">{escape(note)}</p>'
         f'<div class="ss-live" style="display: none">{controls}{layout({})}</div>'
         f'<script type="application/json" class="ss-data">{payload}</script>'
         f"<script>{SCRIPT % {'id': element_id, 'interval': interval}}</script></div>"
