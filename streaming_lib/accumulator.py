@@ -28,9 +28,12 @@ Deliberately not handled here: bytes, lines and SSE fields (earlier stages);
 `accumulate()` at the end of this module only chains the stages together.
 
     >>> acc = MessageAccumulator()
-    >>> acc.feed({"type": "message_start", "message": {"id": "msg_1", "content": [], "usage": {"output_tokens": 1}}})
-    >>> acc.feed({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
-    >>> acc.feed({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}})
+    >>> message = {"id": "msg_1", "content": [], "usage": {"output_tokens": 1}}
+    >>> acc.feed({"type": "message_start", "message": message})
+    >>> block = {"type": "text", "text": ""}
+    >>> acc.feed({"type": "content_block_start", "index": 0, "content_block": block})
+    >>> delta = {"type": "text_delta", "text": "Hi"}
+    >>> acc.feed({"type": "content_block_delta", "index": 0, "delta": delta})
     >>> acc.message["content"]
     [{'type': 'text', 'text': 'Hi'}]
 """
@@ -562,8 +565,10 @@ def accumulate(
     an event's data, of more than `max_event_bytes` bytes (16 MiB unless told;
     None: no limit) is a `SizeLimitError` (see `iter_events`).
 
-        >>> stream = b'event: message_start\\ndata: {"type":"message_start","message":{"id":"m","content":[]}}\\n\\n'
-        >>> stream += b'event: message_stop\\ndata: {"type":"message_stop"}\\n\\nevent: done\\ndata: [DONE]\\n\\n'
+        >>> stream = b'event: message_start\\n'
+        >>> stream += b'data: {"type":"message_start","message":{"id":"m","content":[]}}\\n\\n'
+        >>> stream += b'event: message_stop\\ndata: {"type":"message_stop"}\\n\\n'
+        >>> stream += b'event: done\\ndata: [DONE]\\n\\n'
         >>> accumulate(stream)["content"]
         []
     """

@@ -7,8 +7,8 @@ Each SSE event of a Messages API stream carries one event as JSON in its data
     data: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}}
 
 `decode_event` turns one `ServerSentEvent` into that dict; `iter_events` does
-the whole way from bytes (`fast.iter_events` the same, faster). Which events count, and which data must
-be JSON, is decided by the event's name:
+the whole way from bytes (`fast.iter_events` the same, faster). Which events
+count, and which data must be JSON, is decided by the event's name:
 
 - the Messages API's own names (`API_EVENT_NAMES`) are events: their data must
   be JSON, and its `type`, when it is one of those names too, must be the

@@ -6,7 +6,8 @@ is set too (the SDK's own variables). The key stays in this process.
 
     >>> import httpx
     >>> with ChatServer("fixture", pace=0) as chat:
-    ...     reply = httpx.post(chat.url + "/chat", json={"prompt": "hi"}, headers={"origin": chat.url})
+    ...     origin = {"origin": chat.url}
+    ...     reply = httpx.post(chat.url + "/chat", json={"prompt": "hi"}, headers=origin)
     >>> reply.status_code, reply.text.count("event: content_block_delta")
     (200, 10)
 """

@@ -14,8 +14,8 @@ first token came, and what is left when the client hangs up early.
 `timed_stream`, and `accumulate()` over `body_chunks` or `until_dropped`, stop
 reading at `message_stop` (the chunk iterators themselves yield whatever comes,
 until the body ends); leaving `open_stream`'s `with` closes the response, so a
-proxy that keeps the connection open after the last event costs nothing. A connection that is cut, or sends nothing for the read
-timeout, becomes an `IncompleteStreamError` or a `StreamTimeoutError` with the
+proxy that keeps the connection open after the last event costs nothing. A
+connection that is cut, or sends nothing for the read timeout, becomes an `IncompleteStreamError` or a `StreamTimeoutError` with the
 message so far, never a raw httpx exception; only a server that cannot be
 reached at all (`httpx.ConnectError`, `httpx.ConnectTimeout`) is reported as
 httpx reports it, as there is no stream yet. The read timeout defaults to the
@@ -144,7 +144,8 @@ def body_chunks(response: httpx.Response, *, raw: bool = False) -> Iterator[byte
     as `timed_stream` does: it is no stream cut short.
 
         with open_stream(server.url, params={"drop_at": 900}) as response:
-            accumulate(body_chunks(response))        # IncompleteStreamError, .partial: the text so far
+            # IncompleteStreamError, .partial: the text so far
+            accumulate(body_chunks(response))
     """
     if response.status_code >= 400:
         response.read()

@@ -257,8 +257,9 @@ def nginx_version() -> str:
 def run_lab(*, pace: float = 0.005, deltas: int = 240) -> dict[str, Any]:
     """Measure every setup on the same stream (needs nginx; about 5 s).
 
-    Returns plain data: `{"nginx", "pace", "events", "bytes", "setups": {setup: {"headers_time",
-    "event_times", "chunk_times", "chunk_sizes", "content_encoding", "complete"}}}`, times in seconds.
+    Returns plain data: `{"nginx", "pace", "events", "bytes", "setups": {setup:
+    {"headers_time", "event_times", "chunk_times", "chunk_sizes", "content_encoding",
+    "complete"}}}`, times in seconds.
     """
     raw = lab_stream(deltas)
     with ReplayServer(raw, pace=pace) as server:

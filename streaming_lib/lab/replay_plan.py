@@ -184,7 +184,8 @@ def options_from(query: Mapping[str, str], headers: Mapping[str, str]) -> dict[s
 def load_source(fixture: str | Path | bytes) -> bytes:
     """The stream to replay: bytes as given, a path to an .sse file, or a fixture name.
 
-    Raises OSError if the file cannot be read, ValueError (listing the fixtures) for an unknown name.
+    Raises OSError if the file cannot be read, ValueError (listing the fixtures)
+    for an unknown name.
     """
     if isinstance(fixture, bytes):
         return fixture

@@ -28,15 +28,24 @@ costs the length so far each time: quadratic, minutes on a long stream.
     >>> acc, progress = MessageAccumulator(), Progress()
     >>> for event in [
     ...     {"type": "message_start", "message": {"content": []}},
-    ...     {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "input": {}}},
-    ...     {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"a": 1'}},
+    ...     {
+    ...         "type": "content_block_start",
+    ...         "index": 0,
+    ...         "content_block": {"type": "tool_use", "input": {}},
+    ...     },
+    ...     {
+    ...         "type": "content_block_delta",
+    ...         "index": 0,
+    ...         "delta": {"type": "input_json_delta", "partial_json": '{"a": 1'},
+    ...     },
     ... ]:
     ...     acc.feed(event)
     ...     progress.follow(acc, event)
     >>> block = progress.blocks[0]
     >>> block.length, block.parses
     (7, False)
-    >>> event = {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "} "}}
+    >>> delta = {"type": "input_json_delta", "partial_json": "} "}
+    >>> event = {"type": "content_block_delta", "index": 0, "delta": delta}
     >>> acc.feed(event); progress.follow(acc, event)
     >>> block.length, block.added, block.parses
     (9, 2, True)

@@ -18,7 +18,8 @@ the same from run to run for the same answers (no timings, no paths); the
 progress bar, on stderr, shows only on a terminal and is gone when the run ends.
 
 Not handled: grading, hidden tests, timing. A cell that runs longer than
-TIMEOUT seconds stops that exercise's run: the table says so, and its checks not finished count as failing.
+TIMEOUT seconds stops that exercise's run: the table says so, and its checks
+not finished count as failing.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ PRACTISES = re.compile(
 def check_name(cell: nbformat.NotebookNode) -> str | None:
     """The name of a check cell, from its first line ("Check 2"); None for any other cell.
 
-    >>> check_name(nbformat.v4.new_code_cell("# Check 2: a CR at the end of a chunk.\\nassert True", metadata={"tags": ["check"]}))
+    >>> source = "# Check 2: a CR at the end of a chunk.\\nassert True"
+    >>> check_name(nbformat.v4.new_code_cell(source, metadata={"tags": ["check"]}))
     'Check 2'
     """
     if cell.cell_type != "code" or "check" not in cell.metadata.get("tags", []):
