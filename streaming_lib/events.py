@@ -166,7 +166,8 @@ def iter_events(
     Raises `SSEDecodeError` (strict mode, invalid UTF-8), `SizeLimitError` and
     `EventDataError`.
 
-        >>> list(iter_events([b'event: ping\\ndata: {}\\n\\n', b'data: {"type": "message_stop"}\\n\\n']))
+        >>> chunks = [b"event: ping\\ndata: {}\\n\\n", b'data: {"type": "message_stop"}\\n\\n']
+        >>> list(iter_events(chunks))
         [{'type': 'ping'}, {'type': 'message_stop'}]
     """
     number = 0  # events yielded so far: an event that is None does not count

@@ -203,7 +203,8 @@ def trace(
     try:
         for chunk in chain(chunks_of(raw, chunk_size or max(len(raw), 1)), [None]):
             if acc.complete:
-                break  # as `accumulate`: the message ended at message_stop; what follows is not read
+                # As `accumulate`: the message ended at message_stop; what follows is not read.
+                break
             new_lines = lines.feed(chunk) if chunk is not None else lines.flush()
             for line in new_lines:
                 if acc.complete:

@@ -339,7 +339,8 @@ def _block_html(index: int, block: Any, stopped: bool) -> str:
     elif "input" in block:
         body = _row("input", f"<code>{_json_text(block['input'])}</code>")
     else:
-        body = f"<code>{_json_text({key: value for key, value in block.items() if key != 'type'})}</code>"
+        fields = {key: value for key, value in block.items() if key != "type"}
+        body = f"<code>{_json_text(fields)}</code>"
     head = (
         f'<div class="ss-block-head"><span class="ss-num">[{index}]</span> '
         f"<b>{escape(kind)}</b>{name} {state}</div>"
