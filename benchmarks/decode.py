@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 from anthropic._streaming import SSEDecoder as SDKDecoder
@@ -96,9 +97,7 @@ def run(
     for chunk_size in chunk_sizes:
         chunks = chunked(raw, chunk_size)
         runs = repeats_1_byte if chunk_size == 1 else repeats
-        timed = interleaved_best(
-            {name: (lambda f=f, chunks=chunks: f(chunks), runs) for name, f in DECODERS.items()}
-        )
+        timed = interleaved_best({name: (partial(f, chunks), runs) for name, f in DECODERS.items()})
         answers = {result for _, result in timed.values()}
         assert len(answers) == 1, f"the decoders disagree at {chunk_size}-byte chunks"
         row: dict[str, Any] = {"chunk_bytes": chunk_size, "events": answers.pop()[0], "runs": runs}

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import tracemalloc
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from streaming_lib.tools.stepper import compute_frames
@@ -92,10 +93,7 @@ def run(
                 f"({len(raw):,} bytes, {events:,} events)"
             )
             timed = interleaved_best(
-                {
-                    name: (lambda f=function, raw=raw: f(raw), repeats)
-                    for name, function in CONTENDERS.items()
-                }
+                {name: (partial(function, raw), repeats) for name, function in CONTENDERS.items()}
             )
             row: dict[str, Any] = {
                 "stream": kind,
@@ -106,7 +104,7 @@ def run(
             for name, function in CONTENDERS.items():
                 row[f"{name}_s"] = timed[name][0]
                 row[f"{name}_output_bytes"] = timed[name][1]
-                row[f"{name}_peak_bytes"] = peak_memory(lambda f=function, raw=raw: f(raw))
+                row[f"{name}_peak_bytes"] = peak_memory(partial(function, raw))
             rows.append(row)
     return {"rows": rows, "walk_steps": WALK, "slopes": _slopes(rows)}
 
@@ -123,5 +121,9 @@ def _slopes(rows: list[dict[str, Any]]) -> dict[str, float | None]:
             for measure in ("s", "peak_bytes"):
                 points = [(row["stream_bytes"], row[f"{name}_{measure}"]) for row in mine]
                 key = f"{name}_{kind}_{'time' if measure == 's' else 'memory'}"
-                slopes[key] = slope(*zip(*points, strict=True)) if len(points) > 1 else None  # type: ignore[call-arg]
+                slopes[key] = (
+                    slope([x for x, _ in points], [y for _, y in points])
+                    if len(points) > 1
+                    else None
+                )
     return slopes

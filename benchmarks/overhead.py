@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any
 
 from streaming_lib import accumulate
-from streaming_lib.fixtures import chunked
+from streaming_lib.tools.fixtures import chunked
 
 from .frontends import peak_memory
 from .preview import CHUNK

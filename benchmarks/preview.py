@@ -127,7 +127,11 @@ def run(
         # Predicted from the slope between the two largest measured sizes: the SDK's
         # slope still rises with size (towards 2), so a fit over all sizes errs lower.
         measured = [(row["size"], row["sdk_s"]) for row in rows if not row["sdk_extrapolated"]][-2:]
-        predicted = extrapolate(*zip(*measured, strict=True), size) if len(measured) == 2 else None  # type: ignore[call-arg]
+        predicted = (
+            extrapolate([s for s, _ in measured], [t for _, t in measured], size)
+            if len(measured) == 2
+            else None
+        )
         skip_sdk = predicted is not None and predicted > sdk_budget
         sdk_runs = (
             min(SDK_SLOW_RUNS, repeats)
@@ -181,7 +185,13 @@ def _slopes(rows: list[dict[str, Any]]) -> dict[str, float | None]:
             for row in rows
             if key != "sdk" or not row["sdk_extrapolated"]
         ]
-        slopes[key] = slope(*zip(*points, strict=True)) if len(points) > 1 else None  # type: ignore[call-arg]
+        slopes[key] = (
+            slope([x for x, _ in points], [y for _, y in points]) if len(points) > 1 else None
+        )
         if key == "sdk":
-            slopes["sdk_top"] = slope(*zip(*points[-2:], strict=True)) if len(points) > 2 else None  # type: ignore[call-arg]
+            slopes["sdk_top"] = (
+                slope([x for x, _ in points[-2:]], [y for _, y in points[-2:]])
+                if len(points) > 2
+                else None
+            )
     return slopes

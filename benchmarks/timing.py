@@ -23,7 +23,7 @@ from __future__ import annotations
 import gc
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -49,7 +49,7 @@ def interleaved_best(
     return {name: (best[name], results[name]) for name in contenders}
 
 
-def _fit(sizes: list[float], times: list[float]) -> tuple[float, float]:
+def _fit(sizes: Sequence[float], times: Sequence[float]) -> tuple[float, float]:
     """Least squares on (log size, log time): (slope, intercept)."""
     xs, ys = [math.log(s) for s in sizes], [math.log(t) for t in times]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
@@ -58,12 +58,12 @@ def _fit(sizes: list[float], times: list[float]) -> tuple[float, float]:
     return slope, my - slope * mx
 
 
-def slope(sizes: list[float], times: list[float]) -> float:
+def slope(sizes: Sequence[float], times: Sequence[float]) -> float:
     """The log-log slope of time against size (1: linear, 2: quadratic); needs two sizes or more."""
     return _fit(sizes, times)[0]
 
 
-def extrapolate(sizes: list[float], times: list[float], size: float) -> float:
+def extrapolate(sizes: Sequence[float], times: Sequence[float], size: float) -> float:
     """The time the fitted log-log line predicts at `size` (seconds)."""
     fitted_slope, intercept = _fit(sizes, times)
     return math.exp(intercept + fitted_slope * math.log(size))

@@ -47,6 +47,7 @@ import copy
 import hashlib
 import re
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import nbformat
@@ -95,7 +96,7 @@ def solution_regions(source: str) -> list[tuple[int, int, str]]:
     return regions
 
 
-def replace_regions(source: str, replace) -> str:  # (str, (body lines, indent) -> lines) -> str
+def replace_regions(source: str, replace: Callable[[list[str], str], list[str]]) -> str:
     """`source` with every marked region (markers included) replaced by `replace(body, indent)`."""
     lines = source.split("\n")
     for first, last, indent in reversed(solution_regions(source)):
@@ -251,7 +252,7 @@ def stale_files(
     return stale
 
 
-def find_exercise(name: str, paths) -> Path:
+def find_exercise(name: str, paths: Sequence[Path]) -> Path:
     """The one path among `paths` that `name` names.
 
     `name` is like "03", "03_live_preview" or "exercises/03_live_preview.ipynb".
@@ -278,7 +279,7 @@ def update(
     *,
     check: bool = False,
     force: bool = False,
-    reset: list[str] = (),
+    reset: Sequence[str] = (),
 ) -> int:
     """Bring exercises/ up to date (or, with `check`, only say what is out of date).
 

@@ -3,8 +3,10 @@
 trace [FILE] [--chunk-size N] [--sdk]   one row per event of a stream (tools/trace.py)
 serve [--fixture F] [--port P] [--pace SECONDS]
                                         replay a stream as a local Messages API (lab/server.py)
-record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY; lab/record.py)
-progress [NN ...] [--dir DIR]           run the exercises' checks; one row per exercise (tools/progress.py)
+record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY;
+                                        lab/record.py)
+progress [NN ...] [--dir DIR]           run the exercises' checks; one row per exercise
+                                        (tools/progress.py)
 chat [--port P] [--fixture F] [--pace SECONDS] [--host H]
                                         the chat page and its relay, on 127.0.0.1 (chat/)
 """
@@ -146,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_record(args.out, **given)
     if args.command == "chat":
         from .chat import serve as serve_chat
-        from .server import seconds
+        from .lab.server import seconds
 
         try:
             seconds(getattr(args, "pace", 0))

@@ -28,15 +28,19 @@ Deliberately not handled here: bytes, lines and SSE fields (earlier stages);
 `accumulate()` at the end of this module only chains the stages together.
 
     >>> acc = MessageAccumulator()
-    >>> acc.feed({"type": "message_start", "message": {"id": "msg_1", "content": [], "usage": {"output_tokens": 1}}})
-    >>> acc.feed({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
-    >>> acc.feed({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}})
+    >>> message = {"id": "msg_1", "content": [], "usage": {"output_tokens": 1}}
+    >>> acc.feed({"type": "message_start", "message": message})
+    >>> block = {"type": "text", "text": ""}
+    >>> acc.feed({"type": "content_block_start", "index": 0, "content_block": block})
+    >>> delta = {"type": "text_delta", "text": "Hi"}
+    >>> acc.feed({"type": "content_block_delta", "index": 0, "delta": delta})
     >>> acc.message["content"]
     [{'type': 'text', 'text': 'Hi'}]
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from collections.abc import Iterable, Iterator
@@ -256,12 +260,12 @@ class MessageAccumulator:
         handler = HANDLERS.get(kind)
         if handler is None:
             return  # unknown event types are ignored (the API may add new ones)
-        if self.complete or self._message is None:
-            if kind not in ("ping", "error"):  # those two may come at any point, even first
-                if self.complete:
-                    raise self._error(EventOrderError, f"{kind} after message_stop")
-                if kind != "message_start":
-                    raise self._error(EventOrderError, f"{kind} before message_start")
+        # ping and error may come at any point, even first.
+        if (self.complete or self._message is None) and kind not in ("ping", "error"):
+            if self.complete:
+                raise self._error(EventOrderError, f"{kind} after message_stop")
+            if kind != "message_start":
+                raise self._error(EventOrderError, f"{kind} before message_start")
         try:
             handler(self, event)
         except (KeyError, TypeError, AttributeError) as missing:
@@ -339,7 +343,8 @@ class MessageAccumulator:
             parts.append(fragment)
             parser = self.input_parsers[index]
             if parser.error is None:  # invalid JSON is judged at the end of the stream, not here
-                try:
+                # (Not contextlib.suppress: this runs for every input_json_delta.)
+                try:  # noqa: SIM105
                     self.input_changes = parser.feed(fragment)
                 except PartialJSONError:
                     pass
@@ -398,7 +403,8 @@ class MessageAccumulator:
                     self.input_errors[index] = error
 
     def _parse_tool_input(self, raw: str, index: int) -> Any:
-        """The one strict parse of a tool's input, at its stop: a JSON object, or ToolInputJSONError."""
+        """The one strict parse of a tool's input, at its stop: a JSON object, or
+        ToolInputJSONError."""
         try:
             value = load_json(raw, lone_surrogates="replace", allow_nan=False)
         except ValueError as error:  # also: over 4300 digits, nested too deep
@@ -468,10 +474,8 @@ class MessageAccumulator:
             self._json_parts[index].append("\ufffd")
             parser = self.input_parsers[index]
             if parser.error is None:
-                try:
+                with contextlib.suppress(PartialJSONError):
                     self.input_changes = parser.feed("\ufffd")
-                except PartialJSONError:
-                    pass
 
     def _open_block(self, index: int, kind: str) -> dict[str, Any]:
         content = self._message["content"]  # type: ignore[index]
@@ -561,8 +565,10 @@ def accumulate(
     an event's data, of more than `max_event_bytes` bytes (16 MiB unless told;
     None: no limit) is a `SizeLimitError` (see `iter_events`).
 
-        >>> stream = b'event: message_start\\ndata: {"type":"message_start","message":{"id":"m","content":[]}}\\n\\n'
-        >>> stream += b'event: message_stop\\ndata: {"type":"message_stop"}\\n\\nevent: done\\ndata: [DONE]\\n\\n'
+        >>> stream = b'event: message_start\\n'
+        >>> stream += b'data: {"type":"message_start","message":{"id":"m","content":[]}}\\n\\n'
+        >>> stream += b'event: message_stop\\ndata: {"type":"message_stop"}\\n\\n'
+        >>> stream += b'event: done\\ndata: [DONE]\\n\\n'
         >>> accumulate(stream)["content"]
         []
     """
@@ -570,7 +576,11 @@ def accumulate(
         raise TypeError(
             "accumulate() takes the stream's bytes (or an iterable of byte chunks), not str"
         )
-    chunks = [source] if isinstance(source, (bytes, bytearray, memoryview)) else source
+    # One bytes-like object is one chunk (a bytearray or memoryview is copied
+    # to bytes here, as the line decoder would copy it anyway).
+    chunks: Iterable[bytes] = (
+        [bytes(source)] if isinstance(source, (bytes, bytearray, memoryview)) else source
+    )
     acc = MessageAccumulator()
     events: list[Any] = []  # filled only with keep_events=True
     keep = events.append if keep_events else None

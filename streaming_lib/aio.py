@@ -23,7 +23,7 @@ caller's `async with`; leaving it, or cancelling the task, closes it).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterable
 from contextlib import aclosing
 from typing import Any
 
@@ -38,7 +38,7 @@ async def aiter_events(
     *,
     strict: bool = False,
     max_event_bytes: int | None = MAX_EVENT_BYTES,
-) -> AsyncIterator[Any]:
+) -> AsyncGenerator[Any, None]:
     """Yield the Messages API events (dicts) of a stream given as async byte chunks.
 
     The same events and errors as `iter_events(chunks, strict=...,
@@ -74,7 +74,8 @@ async def aaccumulate(
     As `accumulate`, it stops reading at `message_stop` and asks for no chunk
     after it: a connection held open after the last event does not hold it up.
     Closing the connection stays the caller's (`async with client.stream(...)`)."""
-    acc, events = MessageAccumulator(), []
+    acc = MessageAccumulator()
+    events: list[Any] = []  # filled only with keep_events=True
     with keep_partial(acc, events):
         async with aclosing(
             aiter_events(chunks, strict=strict, max_event_bytes=max_event_bytes)

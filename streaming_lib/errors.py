@@ -5,13 +5,15 @@ arrived before it, so a stream that fails halfway still hands back its work:
 
 - `.partial`: the message so far (a dict shaped like the API's Message, tool
   inputs filled with their best partial value), or None before `message_start`;
-- `.events`: the decoded events received so far (filled by `accumulate(..., keep_events=True)`; else []);
+- `.events`: the decoded events received so far (filled by
+  `accumulate(..., keep_events=True)`; else []);
 - `.event_number` (1-based, counting every event, pings included), `.index`
   (content block) and `.offset` (byte offset in the stream), where they apply.
 
     >>> from streaming_lib import APIStreamError, accumulate
+    >>> error = b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
     >>> try:
-    ...     accumulate(b'event: error\\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\\n\\n')
+    ...     accumulate(b"event: error\\ndata: " + error + b"\\n\\n")
     ... except APIStreamError as error:
     ...     print(error.error_type, error.retryable, error.event_number)
     overloaded_error True 1

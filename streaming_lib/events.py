@@ -7,8 +7,8 @@ Each SSE event of a Messages API stream carries one event as JSON in its data
     data: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}}
 
 `decode_event` turns one `ServerSentEvent` into that dict; `iter_events` does
-the whole way from bytes (`fast.iter_events` the same, faster). Which events count, and which data must
-be JSON, is decided by the event's name:
+the whole way from bytes (`fast.iter_events` the same, faster). Which events
+count, and which data must be JSON, is decided by the event's name:
 
 - the Messages API's own names (`API_EVENT_NAMES`) are events: their data must
   be JSON, and its `type`, when it is one of those names too, must be the
@@ -166,7 +166,8 @@ def iter_events(
     Raises `SSEDecodeError` (strict mode, invalid UTF-8), `SizeLimitError` and
     `EventDataError`.
 
-        >>> list(iter_events([b'event: ping\\ndata: {}\\n\\n', b'data: {"type": "message_stop"}\\n\\n']))
+        >>> chunks = [b"event: ping\\ndata: {}\\n\\n", b'data: {"type": "message_stop"}\\n\\n']
+        >>> list(iter_events(chunks))
         [{'type': 'ping'}, {'type': 'message_stop'}]
     """
     number = 0  # events yielded so far: an event that is None does not count
@@ -226,7 +227,8 @@ def _not_json(name: str) -> Any:
 
 
 def _replace_surrogates(value: Any) -> Any:
-    """`value` with every surrogate in its strings and keys made U+FFFD (at most 201 levels deep)."""
+    """`value` with every surrogate in its strings and keys made U+FFFD (at most 201 levels
+    deep)."""
     if type(value) is str:
         return SURROGATE.sub("\ufffd", value)
     if type(value) is list:

@@ -40,7 +40,7 @@ What each one pays for (benchmarks/README.md, "Results of the committed run",
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # missing from the stubs
 from typing import Any
 
 import jiter
@@ -102,6 +102,7 @@ def feed_each(
                     # of a bytearray only moves its start: no copy of the tail.
                     end = pending.rfind(LF) + 1
                     if end <= max_line:  # else a line may be too long: `feed` looks
+                        lines: list[str] | list[bytes]
                         if decode:
                             lines = pending[:end].decode("utf-8", "replace").split("\n")
                         else:
@@ -169,6 +170,7 @@ def iter_sse(
     lines = LineDecoder(strict=strict, max_line_bytes=max_event_bytes)
     limit = size_limit(max_event_bytes)
     # The SSE decoder's buffers (`SSEDecoder`), as local variables.
+    data: list[str]
     event_type, data, last_event_id, retry = "", [], None, None
     # The data buffer of an event still open after a batch: which list, how many of
     # its lines are counted, and their bytes. Per batch, so a long event costs O(n).
@@ -203,9 +205,8 @@ def iter_sse(
                 elif name == "id":
                     if "\0" not in value:
                         last_event_id = value
-                elif name == "retry":
-                    if (milliseconds := retry_value(value)) is not None:
-                        retry = milliseconds
+                elif name == "retry" and (milliseconds := retry_value(value)) is not None:
+                    retry = milliseconds
         if data:  # an event goes on after this batch: its data so far must fit
             if data is not counted:
                 counted, counted_lines, counted_bytes, grouped = data, 0, 0, 0
@@ -255,6 +256,7 @@ def iter_events(
     # Decoded, data may grow up to 3 times (an invalid byte becomes U+FFFD, 3 bytes):
     # data shorter than this fits whatever it holds, and needs no counting.
     may_not_fit = -(-limit // 3)
+    data: list[bytes]
     event_type, data, number = b"", [], 0
     counted, counted_lines, counted_bytes, grouped = None, 0, 0, 0  # as in `iter_sse`
     for batch in lines.feed_all(chunks, decode=False):
@@ -267,7 +269,8 @@ def iter_events(
                         raise too_large(limit)
                     if event_type in PLAIN_NAMES:
                         expected = PLAIN_NAMES[event_type]
-                        try:
+                        # A try, not contextlib.suppress: this is the speed path.
+                        try:  # noqa: SIM105
                             event = jiter.from_json(text)  # what `load_json` tries first
                         except ValueError:  # also bytes that are not UTF-8
                             pass

@@ -89,16 +89,18 @@ class LineDecoder:
         self._fed = 0
         # Only the very start of the stream may carry a byte order mark.
         self._at_start = True
-        # Strict mode met a bad byte after some good lines in the same chunk:
-        # those lines were handed back first, and this is raised next.
-        self._failure: SSEDecodeError | None = None
+        # Strict mode met a bad byte (or a line was too long) after some good
+        # lines in the same chunk: those lines were handed back first, and
+        # this is raised next.
+        self._failure: SSEDecodeError | SizeLimitError | None = None
         # A `feed_each` (fast.py) is under way: it holds part of the state in
         # its local variables, so `feed` and `flush` must wait until it ends.
         self._feeding_each = False
 
     @property
     def strict(self) -> bool:
-        """True: invalid UTF-8 raises `SSEDecodeError`; False: it becomes U+FFFD. Fixed at construction."""
+        """True: invalid UTF-8 raises `SSEDecodeError`; False: it becomes U+FFFD. Fixed at
+        construction."""
         return self._strict
 
     @property
@@ -130,7 +132,8 @@ class LineDecoder:
         mode) and `SizeLimitError` (a line too long; then at every later call)."""
         if self._feeding_each:
             raise RuntimeError(
-                "feed() while a feed_each() over this decoder is under way: finish or close it first"
+                "feed() while a feed_each() over this decoder is under way: finish or close it "
+                "first"
             )
         return self._feed(chunk if type(chunk) is bytes else _as_bytes(chunk))
 
@@ -201,7 +204,8 @@ class LineDecoder:
         Raises RuntimeError while a `feed_each` over this decoder is under way."""
         if self._feeding_each:
             raise RuntimeError(
-                "flush() while a feed_each() over this decoder is under way: finish or close it first"
+                "flush() while a feed_each() over this decoder is under way: finish or close it "
+                "first"
             )
         if self._failure:
             raise self._failure
@@ -244,6 +248,7 @@ class LineDecoder:
         # Strict mode met a bad byte. Hand back the lines that ended before it,
         # as smaller chunks would have, and raise at the next call: what a
         # failure keeps must not depend on where the network cut the bytes.
+        assert error.offset is not None  # `_decode` always says where
         head = self._pending[: error.offset - start]
         cut = max(head.rfind(b"\n"), head.rfind(b"\r")) + 1
         if cut == 0:

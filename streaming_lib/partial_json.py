@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from .events import JITER_MAX_DEPTH
 from .fast import scan_string
@@ -53,6 +53,15 @@ from .partial_json_strings import (
 MAX_INT_DIGITS = 4300  # jiter, like Python's int(), rejects longer integers
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_whitespace(text: str, pos: int) -> int:
+    """The position of the first character at or after ``pos`` that is not JSON whitespace."""
+    match = _WHITESPACE.match(text, pos)
+    assert match is not None  # `*` matches the empty string too
+    return match.end()
+
+
 _LITERALS = {
     "t": ("true", True),
     "f": ("false", False),
@@ -115,7 +124,7 @@ class EndValue:
     path: KeyPath
 
 
-Change = Union[SetValue, AppendString, EndValue]
+Change = SetValue | AppendString | EndValue
 
 
 def parse_partial_json(
@@ -139,8 +148,9 @@ class PartialJSONParser:
     """Incremental partial-JSON parser: ``feed`` fragments, read changes, take snapshots.
 
     >>> p = PartialJSONParser()
-    >>> p.feed('{"a": "xy')
-    [SetValue(path=(), value={}), SetValue(path=('a',), value=''), AppendString(path=('a',), text='xy')]
+    >>> p.feed('{"a": "xy')  # doctest: +NORMALIZE_WHITESPACE
+    [SetValue(path=(), value={}), SetValue(path=('a',), value=''),
+     AppendString(path=('a',), text='xy')]
     >>> p.feed('z", "b": [1')
     [AppendString(path=('a',), text='z'), EndValue(path=('a',)), SetValue(path=('b',), value=[])]
     >>> p.snapshot()
@@ -166,14 +176,14 @@ class PartialJSONParser:
         # Open containers, outermost first; per level also the key whose value comes next
         # (dicts) and the container's path (for change records).
         self._stack: list[list | dict] = []
-        self._keys: list[str | None] = []
-        self._paths: list[KeyPath | None] = []
+        self._keys: list[str] = []
+        self._paths: list[KeyPath] = []
         self._after_comma = False  # "]" or "}" now would be a trailing comma
         # The token that may be split across fragments: "key", "string", "number", "literal".
         self._reading: str | None = None
         self._pieces: list[str] = []  # its text so far (decoded), joined only on demand
         self._fresh = 0  # _pieces[_fresh:] is not yet reported by AppendString
-        self._string_path: KeyPath | None = None
+        self._string_path: KeyPath = ()
         self._escape_text, self._escape_at = "", 0  # an unfinished escape and its offset
         self._number_state, self._int_digits = "start", 0
         self._word, self._word_value = "", None  # the literal being read, e.g. "true"
@@ -182,7 +192,8 @@ class PartialJSONParser:
         """Read the next fragment (any length); return the changes it made, in order."""
         if self.error:
             raise self.error
-        self._changes = changes = []
+        changes: list[Change] = []
+        self._changes = changes
         pos, end = 0, len(fragment)
         try:
             while pos < end and not self.done:
@@ -238,10 +249,10 @@ class PartialJSONParser:
     def _place(self, value: Any) -> None:
         if not self._stack:
             self._root = value
-        elif type(self._stack[-1]) is list:
-            self._stack[-1].append(value)
+        elif isinstance(top := self._stack[-1], list):
+            top.append(value)
         else:
-            self._stack[-1][self._keys[-1]] = value
+            top[self._keys[-1]] = value
 
     def _value_done(self) -> None:
         """A value just ended: its container goes on, or the whole document is complete."""
@@ -272,7 +283,7 @@ class PartialJSONParser:
 
     def _value(self, text: str, pos: int) -> int:
         """A value starts here: at the top, after ':', and inside a list."""
-        pos = _WHITESPACE.match(text, pos).end()
+        pos = _skip_whitespace(text, pos)
         if pos == len(text):
             return pos
         char, offset = text[pos], self.position + pos
@@ -284,13 +295,13 @@ class PartialJSONParser:
         if self.max_depth is not None and len(self._stack) > self.max_depth:
             raise PartialJSONError("recursion limit exceeded", offset)
         if char in "[{":
-            path = self._child_path() if self._track else None
+            path = self._child_path() if self._track else ()  # () unused: not tracking
             if self._track:
                 self._changes.append(SetValue(path, [] if char == "[" else {}))
-            container = [] if char == "[" else {}
+            container: list[Any] | dict[str, Any] = [] if char == "[" else {}
             self._place(container)
             self._stack.append(container)
-            self._keys.append(None)
+            self._keys.append("")  # a placeholder: a list has none, a dict's comes next
             self._paths.append(path)
             self._after_comma = False
             self._state = self._value if char == "[" else self._key
@@ -310,7 +321,7 @@ class PartialJSONParser:
 
     def _key(self, text: str, pos: int) -> int:
         """After '{' or after ',' in a dict: a key (or '}' right after '{')."""
-        pos = _WHITESPACE.match(text, pos).end()
+        pos = _skip_whitespace(text, pos)
         if pos == len(text):
             return pos
         if text[pos] == '"':
@@ -324,7 +335,7 @@ class PartialJSONParser:
         return pos + 1
 
     def _colon(self, text: str, pos: int) -> int:
-        pos = _WHITESPACE.match(text, pos).end()
+        pos = _skip_whitespace(text, pos)
         if pos < len(text):
             if text[pos] != ":":
                 raise PartialJSONError("expected `:`", self.position + pos)
@@ -335,7 +346,7 @@ class PartialJSONParser:
     def _after_value(self, text: str, pos: int) -> int:
         """After a value in a container: ',' or the closing bracket.  In jiter's partial
         mode anything else ends the container too, and its parent sees the same character."""
-        pos = _WHITESPACE.match(text, pos).end()
+        pos = _skip_whitespace(text, pos)
         if pos == len(text):
             return pos
         char, is_list = text[pos], type(self._stack[-1]) is list
@@ -441,7 +452,7 @@ class PartialJSONParser:
     def _number(self, text: str, pos: int) -> int:
         start, end = pos, len(text)
         while pos < end:
-            state = _NUMBER_STEPS[self._number_state].get(_NUMBER_CLASS.get(text[pos]))
+            state = _NUMBER_STEPS[self._number_state].get(_NUMBER_CLASS.get(text[pos], ""))
             if state is None:
                 break
             if state == "int":

@@ -117,9 +117,8 @@ class SSEDecoder:
         elif name == "id":
             if "\0" not in value:
                 self.last_event_id = value
-        elif name == "retry":
-            if (milliseconds := retry_value(value)) is not None:
-                self.retry = self.reconnection_time = milliseconds
+        elif name == "retry" and (milliseconds := retry_value(value)) is not None:
+            self.retry = self.reconnection_time = milliseconds
         # Anything else is ignored, as the spec says; that includes comments
         # (lines starting with ":", so their field name is ""), which servers
         # send as keep-alives.

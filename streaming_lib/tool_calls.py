@@ -161,7 +161,10 @@ def _stop_reason_sentence(reason: Any) -> str:
     if (reason is None or isinstance(reason, str)) and reason in NOT_RUNNABLE_BECAUSE:
         because = NOT_RUNNABLE_BECAUSE[reason]
         return because if reason is None else f"stop_reason is {reason}: {because}"
-    return f"stop_reason is {reason!r}, which this client does not know; only tool_use asks for a tool to run"
+    return (
+        f"stop_reason is {reason!r}, which this client does not know; only tool_use asks for a "
+        "tool to run"
+    )
 
 
 def _no(reason: str) -> ToolCallVerdict:

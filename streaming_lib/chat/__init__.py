@@ -7,8 +7,10 @@ page's own stream parser is `static/chat.js`.
     >>> from streaming_lib.chat.app import cross_origin
     >>> from starlette.requests import Request
     >>> headers = [(b"host", b"127.0.0.1:8000"), (b"origin", b"https://elsewhere.example")]
-    >>> cross_origin(Request({"type": "http", "scheme": "http", "path": "/chat", "headers": headers}))
-    'cross-origin request from https://elsewhere.example: only the chat page (http://127.0.0.1:8000) may use the relay'
+    >>> request = Request({"type": "http", "scheme": "http", "path": "/chat", "headers": headers})
+    >>> print(cross_origin(request))  # doctest: +NORMALIZE_WHITESPACE
+    cross-origin request from https://elsewhere.example: only the chat page
+    (http://127.0.0.1:8000) may use the relay
 """
 
 from .app import build_app

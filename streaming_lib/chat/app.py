@@ -135,7 +135,8 @@ async def read_prompt(request: Request) -> str | Response:
 
 
 def upstream_request(prompt: str) -> dict[str, Any]:
-    """The Messages API request body the relay sends for `prompt` (built here, never taken from the page)."""
+    """The Messages API request body the relay sends for `prompt` (built here, never taken from the
+    page)."""
     return {
         "model": MODEL,
         "max_tokens": MAX_TOKENS,

@@ -6,7 +6,8 @@ is set too (the SDK's own variables). The key stays in this process.
 
     >>> import httpx
     >>> with ChatServer("fixture", pace=0) as chat:
-    ...     reply = httpx.post(chat.url + "/chat", json={"prompt": "hi"}, headers={"origin": chat.url})
+    ...     origin = {"origin": chat.url}
+    ...     reply = httpx.post(chat.url + "/chat", json={"prompt": "hi"}, headers=origin)
     >>> reply.status_code, reply.text.count("event: content_block_delta")
     (200, 10)
 """
@@ -25,7 +26,7 @@ from pathlib import Path
 import uvicorn
 from starlette.types import ASGIApp
 
-from ..server import DEFAULT_PACE, ReplayServer
+from ..lab.server import DEFAULT_PACE, ReplayServer
 from .app import HUSH, LOOPBACK_HOSTS, REAL_API, build_app
 
 HOST = "127.0.0.1"  # the app listens on this machine only, unless told otherwise
@@ -152,7 +153,8 @@ def serve(
     pace: float = DEFAULT_PACE,
     host: str = HOST,
 ) -> int:
-    """The `chat` command: run the chat app on `host`:`port` until Ctrl-C; returns the exit status."""
+    """The `chat` command: run the chat app on `host`:`port` until Ctrl-C; returns the exit
+    status."""
     try:
         chat = ChatServer(fixture, pace=pace, host=host, port=port)
     except (OSError, ValueError) as error:
@@ -167,7 +169,8 @@ def serve(
         print(f"Chat page: {chat.url}/  (answers from {where}). Ctrl-C stops it.")
         if chat.replay is not None:
             print(
-                f"Faults: {chat.url}/?error_after=8  (an error mid-stream), {chat.url}/?drop_at=1500  (a cut stream)"
+                f"Faults: {chat.url}/?error_after=8  (an error mid-stream), "
+                f"{chat.url}/?drop_at=1500  (a cut stream)"
             )
         sys.stdout.flush()
         try:

@@ -1,9 +1,13 @@
 """The HTTP lab: the course's streams over a real socket, after the pipeline is built.
 
-    api.py          what every HTTP piece shares: API version, default model, SSE content type, free_port
-    replay_plan.py  what the replay server sends for a request: events, faults, pacing (pure: no socket)
-    server.py       the replay server: the ASGI app (Starlette) and the thread that runs it (uvicorn)
-    network.py      our decoders fed by a real httpx response, with a stopwatch (notebooks 00 and 06)
+    api.py          what every HTTP piece shares: API version, default model, SSE content
+                    type, free_port
+    replay_plan.py  what the replay server sends for a request: events, faults, pacing
+                    (pure: no socket)
+    server.py       the replay server: the ASGI app (Starlette) and the thread that runs
+                    it (uvicorn)
+    network.py      our decoders fed by a real httpx response, with a stopwatch
+                    (notebooks 00 and 06)
     proxy_lab.py    the same stream through nginx: buffering and gzip (notebook 06)
     record.py       save one real API stream, byte for byte, as a fixture
 

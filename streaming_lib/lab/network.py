@@ -6,7 +6,8 @@ read from the socket returned, when each chunk and each event arrived (seconds,
 `time.monotonic()`, counted from the moment the request was sent), when the
 first token came, and what is left when the client hangs up early.
 
-    open_stream(url)                  the httpx response of one streaming request (a context manager)
+    open_stream(url)                  the httpx response of one streaming request (a
+                                      context manager)
     body_chunks(response)             its body's chunks; a cut or a stall raises our typed errors
     until_dropped(chunks)             chunks that simply stop when the server cuts the connection
     timed_stream(url, stop_after=N)   the whole stream timed: a `TimedStream`
@@ -14,13 +15,14 @@ first token came, and what is left when the client hangs up early.
 `timed_stream`, and `accumulate()` over `body_chunks` or `until_dropped`, stop
 reading at `message_stop` (the chunk iterators themselves yield whatever comes,
 until the body ends); leaving `open_stream`'s `with` closes the response, so a
-proxy that keeps the connection open after the last event costs nothing. A connection that is cut, or sends nothing for the read
-timeout, becomes an `IncompleteStreamError` or a `StreamTimeoutError` with the
-message so far, never a raw httpx exception; only a server that cannot be
-reached at all (`httpx.ConnectError`, `httpx.ConnectTimeout`) is reported as
-httpx reports it, as there is no stream yet. The read timeout defaults to the
-anthropic SDK's (`DEFAULT_TIMEOUT`): a thinking model may send nothing for
-tens of seconds before its first token.
+proxy that keeps the connection open after the last event costs nothing. A
+connection that is cut, or sends nothing for the read timeout, becomes an
+`IncompleteStreamError` or a `StreamTimeoutError` with the message so far,
+never a raw httpx exception; only a server that cannot be reached at all
+(`httpx.ConnectError`, `httpx.ConnectTimeout`) is reported as httpx reports it,
+as there is no stream yet. The read timeout defaults to the anthropic SDK's
+(`DEFAULT_TIMEOUT`): a thinking model may send nothing for tens of seconds
+before its first token.
 
     >>> from streaming_lib.lab.server import ReplayServer
     >>> with ReplayServer("fixture", pace=0.01) as server:
@@ -144,7 +146,8 @@ def body_chunks(response: httpx.Response, *, raw: bool = False) -> Iterator[byte
     as `timed_stream` does: it is no stream cut short.
 
         with open_stream(server.url, params={"drop_at": 900}) as response:
-            accumulate(body_chunks(response))        # IncompleteStreamError, .partial: the text so far
+            # IncompleteStreamError, .partial: the text so far
+            accumulate(body_chunks(response))
     """
     if response.status_code >= 400:
         response.read()
@@ -252,7 +255,7 @@ class TimedStream:
     @property
     def time_to_first_token(self) -> float | None:
         """When the first `content_block_delta` arrived (seconds), None if none did."""
-        for kind, when in zip(self.event_types, self.event_times):
+        for kind, when in zip(self.event_types, self.event_times, strict=True):
             if kind == "content_block_delta":
                 return when
         return None

@@ -83,7 +83,7 @@ def lab_stream(deltas: int = 240) -> bytes:
     (4 or 8 KiB) fills, so a short stream would arrive all at once at the end.
     """
     words = ["Proxies", "buffer", "responses", "to", "free", "the", "upstream", "server", "early;"]
-    message = {
+    message: dict[str, Any] = {
         "id": "msg_lab",
         "type": "message",
         "role": "assistant",
@@ -93,7 +93,7 @@ def lab_stream(deltas: int = 240) -> bytes:
         "stop_sequence": None,
         "usage": {"input_tokens": 12, "output_tokens": 1},
     }
-    events = [
+    events: list[dict[str, Any]] = [
         {"type": "message_start", "message": message},
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
     ]
@@ -175,8 +175,10 @@ class NginxProxy:
         folder = Path(self._folder.name)
         port = free_port()
         config = folder / "nginx.conf"
-        settings = {"buffering": self.buffering, "gzip": self.gzip, "modules": modules}
-        config.write_text(nginx_config(folder, port, self.upstream, **settings))
+        text = nginx_config(
+            folder, port, self.upstream, buffering=self.buffering, gzip=self.gzip, modules=modules
+        )
+        config.write_text(text)
         # -p: the prefix for relative paths; -e: the error log used before the config is read.
         command = [binary, "-p", str(folder), "-c", str(config), "-e", str(folder / "error.log")]
         self._process = subprocess.Popen(
@@ -255,8 +257,9 @@ def nginx_version() -> str:
 def run_lab(*, pace: float = 0.005, deltas: int = 240) -> dict[str, Any]:
     """Measure every setup on the same stream (needs nginx; about 5 s).
 
-    Returns plain data: `{"nginx", "pace", "events", "bytes", "setups": {setup: {"headers_time",
-    "event_times", "chunk_times", "chunk_sizes", "content_encoding", "complete"}}}`, times in seconds.
+    Returns plain data: `{"nginx", "pace", "events", "bytes", "setups": {setup:
+    {"headers_time", "event_times", "chunk_times", "chunk_sizes", "content_encoding",
+    "complete"}}}`, times in seconds.
     """
     raw = lab_stream(deltas)
     with ReplayServer(raw, pace=pace) as server:
@@ -301,7 +304,7 @@ def bursts(times: list[float], gap: float) -> list[int]:
     [2, 3, 1]
     """
     sizes: list[int] = []
-    for previous, now in zip([None, *times], times):
+    for previous, now in zip([None, *times], times, strict=False):  # each with the one before
         if previous is None or now - previous >= gap:
             sizes.append(0)
         sizes[-1] += 1

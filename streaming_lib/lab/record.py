@@ -1,6 +1,7 @@
 """The record command: save one real Messages API stream, byte for byte, as a fixture.
 
-    ANTHROPIC_API_KEY=... python -m streaming_lib record --out fixtures/mine.sse [--model M] [--prompt TEXT]
+    ANTHROPIC_API_KEY=... python -m streaming_lib record --out fixtures/mine.sse \\
+        [--model M] [--prompt TEXT]
 
 It sends one small streaming request with `httpx` and writes the response
 body, exactly as it came off the wire, to `--out`. Only the body: never the
@@ -12,7 +13,8 @@ Not run by the tests against the real API (they never have a key); they run
 `record()` against an `httpx.MockTransport`:
 
     >>> import httpx, io
-    >>> mock = httpx.MockTransport(lambda request: httpx.Response(200, content=b"event: ping\\n\\n"))
+    >>> reply = httpx.Response(200, content=b"event: ping\\n\\n")
+    >>> mock = httpx.MockTransport(lambda request: reply)
     >>> out = io.BytesIO()
     >>> record(out, api_key="sk-test", client=httpx.Client(transport=mock))
     200
@@ -96,7 +98,8 @@ def run(
     api_key = environ.get("ANTHROPIC_API_KEY", "")
     if not api_key:
         print(
-            "record needs a real API key: set ANTHROPIC_API_KEY (nothing was sent, nothing written).",
+            "record needs a real API key: set ANTHROPIC_API_KEY (nothing was sent, nothing "
+            "written).",
             file=sys.stderr,
         )
         return 2

@@ -6,7 +6,8 @@ sends it. So every fault and every pacing rule is tested here byte for byte.
     split_events(raw)                  the fixture cut into one piece of bytes per event
     plan_body(raw, error_after, drop_at)   the pieces to send, and whether to hang up after them
     delays(pieces, pace, first_token_delay)  seconds to wait before each piece
-    options_from(query, headers)       the fault options a request asks for (query string, `x-replay-...` headers)
+    options_from(query, headers)       the fault options a request asks for (query
+                                       string, `x-replay-...` headers)
     load_source(fixture)               the stream to replay: bytes, an .sse path, or a fixture name
 
     >>> raw = b"event: a\\ndata: 1\\n\\nevent: content_block_delta\\ndata: 2\\n\\n"
@@ -34,7 +35,10 @@ MAX_SECONDS = (
 )
 
 # What the API sends when it gives up in the middle of a stream (after HTTP 200).
-OVERLOADED = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+OVERLOADED = (
+    b"event: error\n"
+    b'data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+)
 # One line ending, by the WHATWG stream grammar: CRLF, a lone CR or a lone LF.
 # `(?!\n)` matters: without it the regex could backtrack and read the CRLF of
 # `a\r\nb` as a CR ending a line, then an LF ending an empty one.
@@ -102,7 +106,9 @@ def delays(pieces: list[bytes], pace: float, first_token_delay: float = 0.0) -> 
     content_block_delta, `first_token_delay` more: the model "thinking" before
     its first token.
 
-    >>> pieces = [b"event: ping\\ndata: {}\\n\\n", b"event: content_block_delta\\ndata: {}\\n\\n"] * 2
+    >>> ping = b"event: ping\\ndata: {}\\n\\n"
+    >>> delta = b"event: content_block_delta\\ndata: {}\\n\\n"
+    >>> pieces = [ping, delta] * 2
     >>> delays(pieces, 0.1, first_token_delay=3.0)
     [0.0, 3.1, 0.1, 0.1]
     """
@@ -150,7 +156,8 @@ def fixture_name(name: str) -> str:
     return name
 
 
-# Fault name -> what reads its value. Read from the query string first, then from `x-replay-NAME` headers.
+# Fault name -> what reads its value. Read from the query string first, then from `x-replay-NAME`
+# headers.
 OPTIONS: dict[str, Callable[[str], Any]] = {
     "error_after": count,
     "drop_at": count,
@@ -183,7 +190,8 @@ def options_from(query: Mapping[str, str], headers: Mapping[str, str]) -> dict[s
 def load_source(fixture: str | Path | bytes) -> bytes:
     """The stream to replay: bytes as given, a path to an .sse file, or a fixture name.
 
-    Raises OSError if the file cannot be read, ValueError (listing the fixtures) for an unknown name.
+    Raises OSError if the file cannot be read, ValueError (listing the fixtures)
+    for an unknown name.
     """
     if isinstance(fixture, bytes):
         return fixture

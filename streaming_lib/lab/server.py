@@ -47,6 +47,7 @@ ignored: the answer is always the fixture), API keys, HTTP/2.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import socket
@@ -103,7 +104,8 @@ async def paced(
     A client hanging up cancels the wait: Starlette stops the body as soon as
     it hears the disconnect, so the server counts it (`Counters.disconnects`).
     """
-    for number, (piece, delay) in enumerate(zip(pieces, delays(pieces, pace, first_token_delay))):
+    waits = delays(pieces, pace, first_token_delay)  # one per piece
+    for number, (piece, delay) in enumerate(zip(pieces, waits, strict=True)):
         if number or delay:
             await asyncio.sleep(delay)
         yield piece
@@ -141,14 +143,12 @@ class ReplayResponse(StreamingResponse):
         self.finished = False  # every piece was handed to the server
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
+        # The server is stopping and this stream outlived its grace period
+        # (or a second Ctrl-C came). Ending here is all uvicorn asked for: it
+        # then closes the connection, and the client sees a cut stream.
+        # Raising on would only make uvicorn print a traceback.
+        with contextlib.suppress(asyncio.CancelledError):
             await super().__call__(scope, receive, send)
-        except asyncio.CancelledError:
-            # The server is stopping and this stream outlived its grace period
-            # (or a second Ctrl-C came). Ending here is all uvicorn asked for: it
-            # then closes the connection, and the client sees a cut stream.
-            # Raising on would only make uvicorn print a traceback.
-            pass
 
     async def stream_response(self, send: Send) -> None:
         if self.hang_up:
@@ -174,7 +174,8 @@ def without_end_of_body(send: Send) -> Send:
 
 
 def read_options(request: Request) -> dict[str, Any]:
-    """The fault options of one request (dict, only those given); raises ValueError on a bad value."""
+    """The fault options of one request (dict, only those given); raises ValueError on a bad
+    value."""
     return options_from(request.query_params, request.headers)
 
 
@@ -268,7 +269,10 @@ def build_app(
         """Starlette's 404 (no such path) and 405 (no such method), as the API's JSON errors."""
         assert isinstance(error, HTTPException)
         kind = "not_found_error" if error.status_code == 404 else "invalid_request_error"
-        message = f"{request.method} {request.url.path}: {error.detail} (the replay server answers POST /v1/messages)"
+        message = (
+            f"{request.method} {request.url.path}: {error.detail} (the replay server answers POST "
+            "/v1/messages)"
+        )
         return api_error(error.status_code, kind, message, new_request_id(), headers=error.headers)
 
     routes = [Route("/v1/messages", messages, methods=["POST"])]
@@ -349,14 +353,16 @@ class ReplayServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving (open streams get GRACE seconds to finish), join the thread; uvicorn closes the socket."""
+        """Stop serving (open streams get GRACE seconds to finish), join the thread; uvicorn closes
+        the socket."""
         if self._server is None or self._thread is None:
             return
         self._server.should_exit = True
         self._thread.join(timeout=10)
         self._server = self._thread = None
 
-    def wait_for_disconnects(self, count: int = 1, timeout: float = 2.0) -> bool:
+    # `count` (a public keyword) shadows replay_plan's `count` only in here.
+    def wait_for_disconnects(self, count: int = 1, timeout: float = 2.0) -> bool:  # noqa: F811
         """Wait until the server has seen `count` early disconnects; True if it did in time.
         (The server learns of a closed connection a moment after the client closes it.)"""
         deadline = time.monotonic() + timeout
@@ -374,7 +380,8 @@ class ReplayServer:
 def serve(
     fixture: str | Path = "fixture", *, port: int = DEFAULT_PORT, pace: float = DEFAULT_PACE
 ) -> int:
-    """The `serve` command: replay `fixture` on 127.0.0.1:`port` until Ctrl-C; returns the exit status.
+    """The `serve` command: replay `fixture` on 127.0.0.1:`port` until Ctrl-C; returns the exit
+    status.
 
     On Ctrl-C, open streams get GRACE seconds to finish before they are cut.
     """

@@ -28,15 +28,24 @@ costs the length so far each time: quadratic, minutes on a long stream.
     >>> acc, progress = MessageAccumulator(), Progress()
     >>> for event in [
     ...     {"type": "message_start", "message": {"content": []}},
-    ...     {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "input": {}}},
-    ...     {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"a": 1'}},
+    ...     {
+    ...         "type": "content_block_start",
+    ...         "index": 0,
+    ...         "content_block": {"type": "tool_use", "input": {}},
+    ...     },
+    ...     {
+    ...         "type": "content_block_delta",
+    ...         "index": 0,
+    ...         "delta": {"type": "input_json_delta", "partial_json": '{"a": 1'},
+    ...     },
     ... ]:
     ...     acc.feed(event)
     ...     progress.follow(acc, event)
     >>> block = progress.blocks[0]
     >>> block.length, block.parses
     (7, False)
-    >>> event = {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "} "}}
+    >>> delta = {"type": "input_json_delta", "partial_json": "} "}
+    >>> event = {"type": "content_block_delta", "index": 0, "delta": delta}
     >>> acc.feed(event); progress.follow(acc, event)
     >>> block.length, block.added, block.parses
     (9, 2, True)
@@ -73,14 +82,17 @@ class BlockProgress:
 
 
 class Progress:
-    """Per-block progress of a stream, kept up to date by `follow(acc, event)` after each `acc.feed(event)`."""
+    """Per-block progress of a stream, kept up to date by `follow(acc, event)` after each
+    `acc.feed(event)`."""
 
     def __init__(self) -> None:
         self.blocks: dict[int, BlockProgress] = {}
 
     def follow(self, acc: MessageAccumulator, event: dict[str, Any]) -> None:
         """Take in `event`, which `acc` has just accepted (dict, a decoded Messages API event)."""
-        kind, index = event.get("type"), event.get("index")
+        kind = event.get("type")
+        # An int in a content block event (`acc` has checked it), else None.
+        index: Any = event.get("index")
         if kind == "content_block_start":
             block = event["content_block"]
             field = TEXT_FIELDS.get(block.get("type"))

@@ -18,7 +18,8 @@ the same from run to run for the same answers (no timings, no paths); the
 progress bar, on stderr, shows only on a terminal and is gone when the run ends.
 
 Not handled: grading, hidden tests, timing. A cell that runs longer than
-TIMEOUT seconds stops that exercise's run: the table says so, and its checks not finished count as failing.
+TIMEOUT seconds stops that exercise's run: the table says so, and its checks
+not finished count as failing.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import asyncio
 import os
 import re
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +37,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError
 from tqdm import tqdm
 
-# The course repository, this file being streaming_lib/tools/progress.py (the package is installed editable).
+# The course repository, this file being streaming_lib/tools/progress.py (the package is installed
+# editable).
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES_DIR = ROOT / "exercises"
 TIMEOUT = 120  # seconds per cell: every check of a right answer takes a few
@@ -50,7 +53,8 @@ PRACTISES = re.compile(
 def check_name(cell: nbformat.NotebookNode) -> str | None:
     """The name of a check cell, from its first line ("Check 2"); None for any other cell.
 
-    >>> check_name(nbformat.v4.new_code_cell("# Check 2: a CR at the end of a chunk.\\nassert True", metadata={"tags": ["check"]}))
+    >>> source = "# Check 2: a CR at the end of a chunk.\\nassert True"
+    >>> check_name(nbformat.v4.new_code_cell(source, metadata={"tags": ["check"]}))
     'Check 2'
     """
     if cell.cell_type != "code" or "check" not in cell.metadata.get("tags", []):
@@ -60,7 +64,8 @@ def check_name(cell: nbformat.NotebookNode) -> str | None:
 
 
 def practises(notebook: nbformat.NotebookNode) -> str:
-    """The lesson an exercise practises (str), from its first cell's **Practises:** link; "" if none."""
+    """The lesson an exercise practises (str), from its first cell's **Practises:** link; "" if
+    none."""
     match = PRACTISES.search(notebook.cells[0].source) if notebook.cells else None
     return match["lesson"] if match else ""
 
@@ -77,7 +82,8 @@ def shorten(text: str, width: int = MESSAGE_WIDTH) -> str:
 
 @dataclass(frozen=True)
 class Result:
-    """One exercise's standing: `passed` checks of `total`; `failure` the first error ("" when none)."""
+    """One exercise's standing: `passed` checks of `total`; `failure` the first error ("" when
+    none)."""
 
     name: str  # the notebook's stem, "04_line_splitter"
     practises: str  # the lesson, "02 · From network chunks to lines"
@@ -96,7 +102,8 @@ def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Res
     shown when no cell raised before that.
     """
     checks = [cell for cell in executed.cells if check_name(cell)]
-    # A check passes only if it ran: a run cut short (a timeout, a dead kernel) leaves the rest unrun.
+    # A check passes only if it ran: a run cut short (a timeout, a dead kernel) leaves the rest
+    # unrun.
     failed = [
         cell
         for cell in checks
@@ -135,7 +142,10 @@ def table(results: list[Result]) -> str:
     ]
     widths = [max(len(row[column]) for row in rows) for column in range(3)]
     lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3]
+        # Three padded columns, then the last (row[3]) as it is.
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
+        + "  "
+        + row[3]
         for row in rows
     ]
     lines.insert(1, "  ".join("-" * width for width in widths) + "  " + "-" * len(rows[0][3]))
@@ -148,7 +158,8 @@ def table(results: list[Result]) -> str:
 
 
 async def execute(paths: list[Path], folder: Path) -> list[tuple[nbformat.NotebookNode, str]]:
-    """Run the notebooks at `paths` (cwd `folder`), one kernel per CPU at a time, with a progress bar.
+    """Run the notebooks at `paths` (cwd `folder`), one kernel per CPU at a time, with a progress
+    bar.
 
     Returns (notebook with its outputs, why its run stopped early or "") for each path.
     """
@@ -190,8 +201,9 @@ async def execute(paths: list[Path], folder: Path) -> list[tuple[nbformat.Notebo
         return await asyncio.gather(*(run(notebook) for notebook in notebooks))
 
 
-def exercise_paths(folder: Path, names: list[str] = ()) -> list[Path]:
-    """The exercise notebooks of `folder` (NN_name.ipynb), or those `names` names ("03" or "03_live_preview")."""
+def exercise_paths(folder: Path, names: Sequence[str] = ()) -> list[Path]:
+    """The exercise notebooks of `folder` (NN_name.ipynb), or those `names` names ("03" or
+    "03_live_preview")."""
     paths = sorted(path for path in folder.glob("*.ipynb") if re.match(r"\d\d_", path.name))
     if not names:
         return paths
@@ -200,13 +212,15 @@ def exercise_paths(folder: Path, names: list[str] = ()) -> list[Path]:
         name for name in names if not any(name in (path.stem, path.stem[:2]) for path in chosen)
     ]:
         raise ValueError(
-            f"no exercise {', '.join(missing)} in {folder} (there are: {', '.join(p.stem for p in paths)})"
+            f"no exercise {', '.join(missing)} in {folder} (there are: "
+            f"{', '.join(p.stem for p in paths)})"
         )
     return chosen
 
 
-def run(folder: Path = EXERCISES_DIR, names: list[str] = ()) -> list[Result]:
-    """Run the checks of the exercises in `folder` (all, or those `names` names); one Result each, in name order.
+def run(folder: Path = EXERCISES_DIR, names: Sequence[str] = ()) -> list[Result]:
+    """Run the checks of the exercises in `folder` (all, or those `names` names); one Result each,
+    in name order.
 
     Raises ValueError if `folder` holds no exercise of those names.
     """
@@ -215,5 +229,6 @@ def run(folder: Path = EXERCISES_DIR, names: list[str] = ()) -> list[Result]:
         raise ValueError(f"no exercise notebooks (NN_name.ipynb) in {folder}")
     executed = asyncio.run(execute(paths, folder))
     return [
-        result(path.stem, notebook, stopped) for path, (notebook, stopped) in zip(paths, executed)
+        result(path.stem, notebook, stopped)
+        for path, (notebook, stopped) in zip(paths, executed, strict=True)
     ]

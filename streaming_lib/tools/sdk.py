@@ -118,7 +118,7 @@ def compare_messages(ours: Any, theirs: Any, path: str = "message") -> list[str]
             return [f"{path}: {len(ours)} items here, {len(theirs)} in the SDK's"]
         return [
             d
-            for i, (a, b) in enumerate(zip(ours, theirs))
+            for i, (a, b) in enumerate(zip(ours, theirs, strict=True))
             for d in compare_messages(a, b, f"{path}[{i}]")
         ]
     if ours != ours and theirs != theirs:
@@ -129,7 +129,8 @@ def compare_messages(ours: Any, theirs: Any, path: str = "message") -> list[str]
 
 
 def sdk_verdict(raw: bytes, *, beta: bool = False) -> dict[str, Any]:
-    """What the SDK makes of a stream: `{"message": ...}` or `{"error": {"class": ..., "message": ...}}`
+    """What the SDK makes of a stream: `{"message": ...}` or `{"error": {"class": ..., "message":
+    ...}}`
     (`beta`: as in `sdk_final_message`)."""
     try:
         return {"message": sdk_final_message(raw, beta=beta)}

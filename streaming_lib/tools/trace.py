@@ -70,7 +70,8 @@ def cut(text: str, size: int) -> str:
 
 
 def cell(text: Any, size: int) -> str:
-    """`text` (a value that is not a str is shown as JSON) cut or padded to `size` terminal columns, then one space."""
+    """`text` (a value that is not a str is shown as JSON) cut or padded to `size` terminal columns,
+    then one space."""
     text = cut(printable(text) if isinstance(text, str) else show(text), size)
     return text + " " * (size - width(text) + 1)
 
@@ -80,17 +81,20 @@ def show(value: Any) -> str:
 
 
 def printable(text: str) -> str:
-    """`text` with any lone surrogate (valid in JSON's \\u escapes, not in UTF-8) written as its escape."""
+    """`text` with any lone surrogate (valid in JSON's \\u escapes, not in UTF-8) written as its
+    escape."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def shown_start(text: str, chars: int) -> str:
-    """`text` as JSON, only its first `chars` characters (then "…"): the cost stays `chars` whatever its length."""
+    """`text` as JSON, only its first `chars` characters (then "…"): the cost stays `chars` whatever
+    its length."""
     return show(text[:chars]) + ("…" if len(text) > chars else "")
 
 
 def describe_delta(event: dict[str, Any]) -> str:
-    """The part of an event worth showing in the delta column (at most a column's worth of each value)."""
+    """The part of an event worth showing in the delta column (at most a column's worth of each
+    value)."""
     kind = event.get("type")
     if kind == "content_block_delta":
         delta = dict(event["delta"])
@@ -127,13 +131,16 @@ def counts(block: BlockProgress) -> str:
 
 
 def running_text(block: BlockProgress) -> str:
-    """The end of a text block so far: all of it if short, else "…" and its last TAIL_CHARS characters."""
+    """The end of a text block so far: all of it if short, else "…" and its last TAIL_CHARS
+    characters."""
     return ("…" if block.length > len(block.tail) else "") + show(block.tail)
 
 
 def describe_state(acc: MessageAccumulator, event: dict[str, Any], progress: Progress) -> str:
     """What `event` did to the message, for the state column (before it is cut to STATE_COLUMNS)."""
-    kind, index = event.get("type"), event.get("index")
+    kind = event.get("type")
+    # An int in a content block event (`acc` has checked it), else None.
+    index: Any = event.get("index")
     if kind == "message_delta":
         usage, reason = acc.message.get("usage"), acc.message.get("stop_reason")  # type: ignore[union-attr]
         tokens = usage.get("output_tokens") if isinstance(usage, dict) else None
@@ -176,7 +183,8 @@ def describe_state(acc: MessageAccumulator, event: dict[str, Any], progress: Pro
 
 
 def chunks_of(raw: bytes, size: int) -> Iterator[bytes]:
-    """`raw` in chunks of `size` bytes, one at a time (a list of them all would hold the stream twice)."""
+    """`raw` in chunks of `size` bytes, one at a time (a list of them all would hold the stream
+    twice)."""
     for start in range(0, len(raw), size):
         yield raw[start : start + size]
 
@@ -190,11 +198,13 @@ def trace(
     after printing it and the partial message.
     """
     lines, sse, acc, progress = LineDecoder(), SSEDecoder(), MessageAccumulator(), Progress()
-    out("".join(cell(h, w) for h, w in zip(("#", "event", "idx", "delta"), COLUMNS)) + "state")
+    header = ("#", "event", "idx", "delta")
+    out("".join(cell(h, w) for h, w in zip(header, COLUMNS, strict=True)) + "state")
     try:
         for chunk in chain(chunks_of(raw, chunk_size or max(len(raw), 1)), [None]):
             if acc.complete:
-                break  # as `accumulate`: the message ended at message_stop; what follows is not read
+                # As `accumulate`: the message ended at message_stop; what follows is not read.
+                break
             new_lines = lines.feed(chunk) if chunk is not None else lines.flush()
             for line in new_lines:
                 if acc.complete:
@@ -210,7 +220,8 @@ def trace(
                 index = f"[{event['index']}]" if "index" in event else ""
                 row = (str(acc.event_number), event.get("type", "?"), index, describe_delta(event))
                 state = cut(describe_state(acc, event, progress), STATE_COLUMNS)
-                out(("".join(cell(text, w) for text, w in zip(row, COLUMNS)) + state).rstrip())
+                cells = "".join(cell(text, w) for text, w in zip(row, COLUMNS, strict=True))
+                out((cells + state).rstrip())
         acc.final_message()
     except StreamError as error:
         acc.fill_partial(error)
@@ -238,18 +249,22 @@ def run(
             if "error" in verdict:
                 said = "raises {class}: {message}".format(**verdict["error"])
             else:
-                said = f"returns a message with stop_reason {show(verdict['message'].get('stop_reason'))}"
+                said = (
+                    "returns a message with stop_reason "
+                    f"{show(verdict['message'].get('stop_reason'))}"
+                )
             out(f"the SDK, on the same bytes, {said}")
         return 1
     for index in acc.incomplete_blocks():
         out(
-            f"⚠ block {index} is incomplete: no content_block_stop, or an input that is not a JSON object"
+            f"⚠ block {index} is incomplete: no content_block_stop, or an input that is not a "
+            "JSON object"
         )
     for index in sorted(acc.input_parsers):  # every block whose input streamed: the calls
-        verdict, name = acc.tool_call_verdict(index), acc.message["content"][index].get("name")  # type: ignore[index]
-        out(
-            f"{'✔' if verdict.runnable else '✘'} [{index}] {name} {'may' if verdict.runnable else 'may not'} run: {verdict.reason}"
-        )
+        call = acc.tool_call_verdict(index)
+        name = acc.message["content"][index].get("name")  # type: ignore[index]
+        mark, may = ("✔", "may") if call.runnable else ("✘", "may not")
+        out(f"{mark} [{index}] {name} {may} run: {call.reason}")
     if not with_sdk:
         return 0
     from .sdk import compare_messages, sdk_verdict

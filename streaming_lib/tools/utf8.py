@@ -1,4 +1,5 @@
-"""UTF-8 as the front ends show it: the character a chunk cut in half, and which bytes make which character.
+"""UTF-8 as the front ends show it: the character a chunk cut in half, and which bytes make which
+character.
 
 A network chunk can end inside a multi-byte character. The line decoder
 simply keeps those bytes in `pending` until the rest arrives; the stepper
@@ -27,7 +28,8 @@ LONGEST = 4
 
 
 def unfinished_character(data: bytes) -> tuple[bytes, int]:
-    """(the bytes at the end of `data` that begin a character not finished yet, how many bytes it still needs).
+    """(the bytes at the end of `data` that begin a character not finished yet, how many bytes it
+    still needs).
 
     `(b"", 0)` when `data` ends on a character boundary or with bytes that can
     never become a character (an invalid lead byte, an overlong or surrogate

@@ -117,7 +117,7 @@ class Frame:
     error: dict[str, str] | None  # {"type": class name, "message": str} at the step that raised
 
 
-class EventsSoFar(Sequence):  # type: ignore[type-arg]
+class EventsSoFar(Sequence[dict[str, Any]]):
     """The first `count` events of a stream's log of dispatched events: what a frame
     shows, without a copy (a tuple per frame would cost the whole log at every step)."""
 
@@ -144,7 +144,7 @@ class EventsSoFar(Sequence):  # type: ignore[type-arg]
         return (
             isinstance(other, Sequence)
             and len(self) == len(other)
-            and all(a == b for a, b in zip(self, other))
+            and all(a == b for a, b in zip(self, other, strict=True))
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -198,9 +198,10 @@ class ChunkPlan:
     def __iter__(self) -> Iterator[tuple[int, int]]:
         """Every chunk's (start, end), in order (made as they are read, not kept)."""
         if self._chunk is None:
-            return zip([0, *self._ends[:-1]], self._ends)
+            return zip([0, *self._ends[:-1]], self._ends, strict=True)
         size, chunk = self.size, self._chunk
-        return zip(range(0, size, chunk), chain(range(chunk, size, chunk), [size] if size else []))
+        ends = chain(range(chunk, size, chunk), [size] if size else [])
+        return zip(range(0, size, chunk), ends, strict=True)
 
     def bounds(self, step: int) -> tuple[int, int]:
         """(start, end) of chunk `step` (1..len)."""
@@ -239,7 +240,8 @@ def incomplete_utf8_tail(data: bytes) -> bytes:
 
 
 class _Run:
-    """The three stages fed chunk after chunk, as a client feeds them, from step 0 or a checkpoint."""
+    """The three stages fed chunk after chunk, as a client feeds them, from step 0 or a
+    checkpoint."""
 
     def __init__(self, log: list[dict[str, Any]]) -> None:
         self.lines, self.sse = LineDecoder(), SSEDecoder()
@@ -401,8 +403,9 @@ class _Run:
         )
 
 
-class Frames(Sequence):  # type: ignore[type-arg]
-    """Every frame of stream `raw` delivered by the chunk plan, made when asked (see the module docstring).
+class Frames(Sequence[Frame]):
+    """Every frame of stream `raw` delivered by the chunk plan, made when asked (see the module
+    docstring).
 
     A sequence of `Frame`: `len(frames)`, `frames[k]`, `frames[-1]`, iteration.
     n + 2 frames for n chunks (start, one per chunk, end of stream), fewer if a
@@ -471,14 +474,17 @@ class Frames(Sequence):  # type: ignore[type-arg]
             self._checkpoints[index] if index >= 0 else None
         )  # the frame needs that step's lines
         cursor = self._cursor
-        if cursor is not None and cursor.step <= step:
-            # Resuming feeds the accumulator every event so far (each costs a few
-            # chunks' worth), then the chunks after the checkpoint.
-            if (
+        # Resuming feeds the accumulator every event so far (each costs a few
+        # chunks' worth), then the chunks after the checkpoint.
+        if (
+            cursor is not None
+            and cursor.step <= step
+            and (
                 nearest is None
                 or step - cursor.step <= RESUME_COST * nearest[3] + step - nearest[0]
-            ):
-                return cursor
+            )
+        ):
+            return cursor
         return _Run(self._log) if nearest is None else _Run.resume(self._log, nearest)
 
     def step_reaching(self, offset: int) -> int:

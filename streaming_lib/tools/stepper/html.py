@@ -109,7 +109,7 @@ def byte_tokens(raw: bytes, start: int = 0, end: int | None = None) -> list[str]
     return tokens
 
 
-class ByteTokens(Sequence):  # type: ignore[type-arg]
+class ByteTokens(Sequence[str]):
     """`byte_tokens(raw)` made only for the slices asked (the widget shows a window of
     the bytes: a list of a token per byte would cost a pointer per byte received)."""
 
@@ -134,7 +134,8 @@ def _count_note(count: int, what: str) -> str:  # "… 1,234 earlier bytes", bef
 
 
 def bytes_html(tokens: Sequence[str], frame: Frame) -> str:
-    """The last BYTES_SHOWN bytes received, this step's chunk in a `<mark>` (same as the page's JavaScript).
+    """The last BYTES_SHOWN bytes received, this step's chunk in a `<mark>` (same as the page's
+    JavaScript).
     `tokens`: `byte_tokens(raw)` or `ByteTokens(raw)`."""
     low = max(0, frame.end - BYTES_SHOWN)
     start = max(frame.start, low)
@@ -194,7 +195,10 @@ def _none(text: str = "none") -> str:
 
 
 def _row(label: str, value: str) -> str:
-    return f'<div class="ss-row"><span class="ss-key">{label}</span><span class="ss-val">{value}</span></div>'
+    return (
+        f'<div class="ss-row"><span class="ss-key">{label}</span><span '
+        f'class="ss-val">{value}</span></div>'
+    )
 
 
 def status_html(frame: Frame, steps: int, total: int) -> str:
@@ -205,7 +209,10 @@ def status_html(frame: Frame, steps: int, total: int) -> str:
         what = "end of stream: the connection closed, the line decoder is flushed"
     else:
         size = frame.end - frame.start
-        what = f"chunk {frame.step}: bytes {frame.start}–{frame.end} ({size} B) · {frame.end} of {total} bytes received"
+        what = (
+            f"chunk {frame.step}: bytes {frame.start}–{frame.end} ({size} B) · {frame.end} of "
+            f"{total} bytes received"
+        )
     html = f'<span class="ss-step">step {frame.step} / {steps - 1}</span> {what}'
     if frame.complete and not frame.error:
         html += ' <span class="ss-ok">✔ message_stop: the message is complete</span>'
@@ -223,17 +230,20 @@ def error_html(frame: Frame) -> str:
 
 
 def lines_html(frame: Frame) -> str:
-    """Stage 1 beyond the pending bytes themselves: a cut character, a CR at the end, the lines completed."""
+    """Stage 1 beyond the pending bytes themselves: a cut character, a CR at the end, the lines
+    completed."""
     parts = []
     have, missing = unfinished_character(frame.partial_char)
     if have:
         parts.append(
             '<div class="ss-callout">the chunk ended inside a UTF-8 character: '
-            f"{len(have)} of its {len(have) + missing} bytes have arrived; they wait in <code>pending</code></div>"
+            f"{len(have)} of its {len(have) + missing} bytes have arrived; they wait in "
+            "<code>pending</code></div>"
         )
     if frame.after_cr:
         parts.append(
-            '<div class="ss-callout">the chunk ended with CR: an LF first in the next chunk is its CRLF</div>'
+            '<div class="ss-callout">the chunk ended with CR: an LF first in the next chunk is '
+            "its CRLF</div>"
         )
     if frame.lines:
         items = [
@@ -315,7 +325,10 @@ def events_html(items: Sequence[str] | Mapping[int, str], count: int, new: int) 
 
 def _block_html(index: int, block: Any, stopped: bool) -> str:
     if not isinstance(block, dict):  # a message_start whose content held something else
-        return f'<div class="ss-block"><span class="ss-num">[{index}]</span> <code>{_json(block)}</code></div>'
+        return (
+            f'<div class="ss-block"><span class="ss-num">[{index}]</span> '
+            f"<code>{_json(block)}</code></div>"
+        )
     kind = str(block.get("type", "?"))
     state = (
         '<span class="ss-ok">■ stopped</span>' if stopped else '<span class="ss-open">▶ open</span>'
@@ -326,8 +339,12 @@ def _block_html(index: int, block: Any, stopped: bool) -> str:
     elif "input" in block:
         body = _row("input", f"<code>{_json_text(block['input'])}</code>")
     else:
-        body = f"<code>{_json_text({key: value for key, value in block.items() if key != 'type'})}</code>"
-    head = f'<div class="ss-block-head"><span class="ss-num">[{index}]</span> <b>{escape(kind)}</b>{name} {state}</div>'
+        fields = {key: value for key, value in block.items() if key != "type"}
+        body = f"<code>{_json_text(fields)}</code>"
+    head = (
+        f'<div class="ss-block-head"><span class="ss-num">[{index}]</span> '
+        f"<b>{escape(kind)}</b>{name} {state}</div>"
+    )
     return f'<div class="ss-block">{head}{body}</div>'
 
 
@@ -379,7 +396,8 @@ def tools_html(frame: Frame) -> str:
     if not frame.tools:
         return _none("no tool block yet")
     return "".join(
-        f'<div class="ss-block"><div class="ss-block-head"><span class="ss-num">[{tool["index"]}]</span> '
+        '<div class="ss-block"><div class="ss-block-head"><span '
+        f'class="ss-num">[{tool["index"]}]</span> '
         f'<span class="ss-name">{escape(str(tool["name"]))}</span></div>'
         + "".join(_row(label, value) for label, value in tool_rows(tool))
         + "</div>"
@@ -402,7 +420,7 @@ def stop_html(frame: Frame) -> str:
         if isinstance(frame.usage, dict) or frame.usage is None
         else {"(not an object)": frame.usage}
     )
-    usage = "".join(
+    usage_html = "".join(
         f'<div><span class="ss-dim">{escape(key)}:</span> {_json(value)}</div>'
         for key, value in (usage or {}).items()
     )
@@ -410,7 +428,7 @@ def stop_html(frame: Frame) -> str:
     return (
         _row("stop_reason", reason)
         + _row("message_stop", done)
-        + f'<div class="ss-sub">usage</div>{usage or _none()}'
+        + f'<div class="ss-sub">usage</div>{usage_html or _none()}'
     )
 
 
@@ -434,11 +452,14 @@ STYLE = _asset("stepper.css")
 LEGEND = (
     '<div class="ss-legend">'
     '<span><mark class="ss-chunk">&nbsp;abc&nbsp;</mark> the chunk this step delivered</span>'
-    '<span><span class="ss-esc">\\n</span> <span class="ss-esc">\\xe5</span> a byte that is not printable ASCII, '
+    '<span><span class="ss-esc">\\n</span> <span class="ss-esc">\\xe5</span> a byte that is not '
+    "printable ASCII, "
     "as its escape (hover a UTF-8 byte to see its character)</span>"
-    '<span><span class="ss-split"><span class="ss-esc">\\xe5</span></span> half a character, waiting for its other bytes</span>'
+    '<span><span class="ss-split"><span class="ss-esc">\\xe5</span></span> half a character, '
+    "waiting for its other bytes</span>"
     '<span><span class="ss-new">&nbsp;new&nbsp;</span> made at this step</span>'
-    '<span><span class="ss-ok">✔</span>/<span class="ss-bad">✘</span> json.loads accepts the buffer / not yet</span>'
+    '<span><span class="ss-ok">✔</span>/<span class="ss-bad">✘</span> json.loads accepts the '
+    "buffer / not yet</span>"
     "</div>"
 )
 
@@ -474,7 +495,8 @@ def layout(slots: dict[str, str]) -> str:
             body = '<div class="ss-sub">pending bytes</div>' + slot("pending", "ss-pending") + body
         panels.append(
             f'<div class="ss-panel {panel_class}"><h4><span class="ss-badge">{number}</span>{title}'
-            f'<small>{escape(subtitle)}</small></h4><div class="ss-body {body_class}">{body}</div></div>'
+            f'<small>{escape(subtitle)}</small></h4><div class="ss-body '
+            f'{body_class}">{body}</div></div>'
         )
     return (
         f"<style>{STYLE}</style>"
@@ -515,7 +537,8 @@ KINDS = ("start", "chunk", "end")  # a frame's kind, as a number in the page's r
 
 
 def page_steps(count: int) -> list[int]:
-    """The steps a page embeds of `count`: all of them, or PAGE_FRAMES evenly spaced from the first to the last.
+    """The steps a page embeds of `count`: all of them, or PAGE_FRAMES evenly spaced from the first
+    to the last.
 
     >>> page_steps(4), len(page_steps(10**6)), page_steps(10**6)[-1]
     ([0, 1, 2, 3], 2500, 999999)
@@ -646,7 +669,8 @@ def static_fragment(
         '<div class="ss-controls">'
         '<button class="ss-play" type="button">▶ play</button>'
         '<button class="ss-prev" type="button" title="previous step">◀</button>'
-        f'<input class="ss-slider" type="range" min="0" max="{steps}" value="0" step="1" aria-label="step" autocomplete="off">'
+        f'<input class="ss-slider" type="range" min="0" max="{steps}" value="0" step="1" '
+        'aria-label="step" autocomplete="off">'
         '<button class="ss-next" type="button" title="next step">▶</button>'
         f"{select}</div>"
         '<p class="ss-thin ss-note"></p>'  # filled by the script when the plan shown is thinned
@@ -655,7 +679,8 @@ def static_fragment(
     # GitHub's preview), the note shows and the inert controls stay hidden; the
     # script removes the note and shows the stepper.
     return (
-        f'<div class="ss-root ss-static" id="{element_id}">{heading}<p class="ss-noscript">{escape(note)}</p>'
+        f'<div class="ss-root ss-static" id="{element_id}">{heading}<p '
+        f'class="ss-noscript">{escape(note)}</p>'
         f'<div class="ss-live" style="display: none">{controls}{layout({})}</div>'
         f'<script type="application/json" class="ss-data">{payload}</script>'
         f"<script>{SCRIPT % {'id': element_id, 'interval': interval}}</script></div>"
@@ -665,7 +690,8 @@ def static_fragment(
 def static_page(
     raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]], *, title: str = "Stream stepper"
 ) -> str:
-    """A whole self-contained HTML document with the frames of every plan in `plans` (all, or `page_steps`)."""
+    """A whole self-contained HTML document with the frames of every plan in `plans` (all, or
+    `page_steps`)."""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title>"

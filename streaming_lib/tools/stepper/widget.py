@@ -133,7 +133,7 @@ class StreamStepper(widgets.VBox):
 
     @property
     def chunk_size(self) -> ChunkSize:
-        return self.chunk_choice.value  # type: ignore[no-any-return]
+        return self.chunk_choice.value
 
     @property
     def frames(self) -> Frames:
