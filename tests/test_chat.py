@@ -291,7 +291,14 @@ def test_the_chat_command_prints_its_url_serves_the_page_and_stops_on_ctrl_c():
     }
     command = [sys.executable, "-m", "streaming_lib", "chat", "--port", str(port), "--pace", "0"]
     process = subprocess.Popen(
-        command, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        command,
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        # A shell that runs the tests in the background ignores SIGINT, and a child
+        # inherits that: give the command Ctrl-C's usual meaning, as in a terminal.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         first_line = process.stdout.readline()
@@ -326,3 +333,18 @@ def test_leaving_the_chat_server_stops_both_servers_and_their_threads():
     for closed in (port, replay_port):
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", closed), timeout=0.5)
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "status"),
+    [
+        ('{"prompt": "\\ud800"}', "application/json", 422),
+        ("[" * 60_000, "application/json", 400),
+        ('{"prompt": "hi"}', "Application/JSON", None),
+    ],
+)
+def test_odd_bodies_are_refused_with_a_4xx_never_a_500(body, content_type, status):
+    with ChatServer("fixture", pace=0, environ={}) as chat:
+        headers = {"content-type": content_type, "origin": chat.url}
+        answer = httpx.post(chat.url + "/chat", content=body.encode(), headers=headers)
+    assert answer.status_code == (status or 200)

@@ -271,3 +271,23 @@ def test_a_refusal_withdraws_the_text_shown_while_it_streamed(page):
         shown and shown[-1] == expected_after(read_fixture("refusal")).message["content"][0]["text"]
     )
     expect(page.locator("#answer")).to_be_empty()
+
+
+def test_the_page_runs_a_call_only_by_the_allow_list_and_skips_events_the_api_does_not_send(page):
+    # A complete call under end_turn: the page says no, with the library's reason.
+    with ChatServer("tool_use_end_turn", pace=0, environ={}) as chat:
+        ask(page, chat.url + "/")
+        expect(page.locator("#status")).to_have_text("done: stop_reason end_turn")
+    acc = expected_after(read_fixture("tool_use_end_turn"))
+    expect(page.locator(".verdict")).to_have_text(
+        "not runnable: " + acc.tool_call_verdict(1).reason
+    )
+    # A gateway's keep-alive event with plain-text data, mid-stream: skipped, as events.py skips it.
+    raw = read_fixture("fixture")
+    cut = raw.index(b"event: content_block_stop")
+    with ChatServer(
+        raw[:cut] + b"event: keepalive\ndata: ok\n\n" + raw[cut:], pace=0, environ={}
+    ) as chat:
+        ask(page, chat.url + "/")
+        expect(page.locator("#status")).to_have_text("done: stop_reason tool_use")
+    assert page.locator("#answer").text_content() == TEXT

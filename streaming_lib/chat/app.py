@@ -55,6 +55,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Send
 
+from ..partial_json_strings import SURROGATE
+
 STATIC = Path(__file__).parent / "static"
 REAL_API = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"  # the `anthropic-version` header the API requires
@@ -113,7 +115,8 @@ def cross_origin(request: Request) -> str | None:
 
 async def read_prompt(request: Request) -> str | Response:
     """The prompt of a `{"prompt": str}` JSON body, or the error response refusing it."""
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type != "application/json":  # media types are case-insensitive (RFC 9110, 8.3.1)
         return problem(415, "the body must be JSON (content-type: application/json)")
     body = b""
     async for chunk in request.stream():  # read with a cap: a huge body is never held whole
@@ -122,8 +125,8 @@ async def read_prompt(request: Request) -> str | Response:
             return problem(413, f"the body is over {MAX_BODY_BYTES} bytes")
     try:
         fields = json.loads(body)
-    except ValueError as error:
-        return problem(400, f"the body is not JSON: {error}")
+    except (ValueError, RecursionError) as error:  # RecursionError: nested past Python's stack
+        return problem(400, f"the body is not JSON: {type(error).__name__}")
     if not (
         isinstance(fields, dict) and set(fields) == {"prompt"} and isinstance(fields["prompt"], str)
     ):
@@ -131,6 +134,8 @@ async def read_prompt(request: Request) -> str | Response:
     prompt = fields["prompt"]
     if not prompt.strip() or len(prompt) > MAX_PROMPT_CHARS:
         return problem(422, f"the prompt must hold from 1 to {MAX_PROMPT_CHARS} characters")
+    if not prompt.isascii() and SURROGATE.search(prompt):  # half a character: not text at all
+        return problem(422, "the prompt holds half a character (a lone UTF-16 surrogate)")
     return prompt
 
 

@@ -81,6 +81,12 @@ class SSEParser {
   }
 }
 
+// The event names of the Messages API ("Streaming Messages"): only these are read.
+const API_EVENT_NAMES = new Set([
+  "message_start", "message_delta", "message_stop",
+  "content_block_start", "content_block_delta", "content_block_stop", "ping", "error",
+]);
+
 // ---- 3. The message so far (notebook 03's accumulator) ---------------------
 class Answer {
   constructor() {
@@ -98,7 +104,8 @@ class Answer {
       this.message = event.message;
     } else if (type === "content_block_start") {
       this.message.content[event.index] = event.content_block;
-      if (event.content_block.type.endsWith("tool_use")) this.jsonText.set(event.index, "");
+      // Tool calls, the client's and the API's own: their input streams as input_json_delta.
+      if (["tool_use", "server_tool_use", "mcp_tool_use"].includes(event.content_block.type)) this.jsonText.set(event.index, "");
     } else if (type === "content_block_delta") {
       const block = this.message.content[event.index];
       const delta = event.delta;
@@ -110,8 +117,14 @@ class Answer {
       this.stopped.add(event.index);
       if (this.jsonText.has(event.index)) this.parseInput(event.index);
     } else if (type === "message_delta") {
-      Object.assign(this.message, event.delta); // stop_reason, stop_sequence
-      Object.assign(this.message.usage, event.usage || {}); // the counts so far, not increments
+      // Only the fields a message_delta may change: never the message's id, role or content.
+      for (const key of ["stop_reason", "stop_sequence", "stop_details"]) {
+        if (Object.hasOwn(event.delta, key)) this.message[key] = event.delta[key];
+      }
+      // The counts so far, not increments; a count sent as null keeps the one before.
+      for (const [key, value] of Object.entries(event.usage || {})) {
+        if (value !== null) this.message.usage[key] = value;
+      }
     } else if (type === "message_stop") {
       this.complete = true;
     } else if (type === "error") {
@@ -154,19 +167,23 @@ const NOT_RUNNABLE_BECAUSE = {
   refusal: "the model refused; run nothing, and withdraw the text already shown",
 };
 
+// An allow-list: a call runs only when every rule holds; anything not named is a "no".
 function toolCallVerdict(answer, index) {
   const no = (reason) => ({ runnable: false, reason });
   const block = answer.message.content[index];
   if (block.type === "server_tool_use") return no(`block ${index} is a call the API runs itself (server_tool_use)`);
   if (block.type === "mcp_tool_use") return no(`block ${index} is a call the API makes to the MCP server itself (mcp_tool_use)`);
+  if (block.type !== "tool_use") return no(`block ${index} is not a tool call (${block.type})`);
   const reason = answer.message.stop_reason;
   if (answer.complete && reason !== "tool_use") {
     if (reason === null || reason === undefined) return no("the message ended with no stop_reason");
-    if (reason in NOT_RUNNABLE_BECAUSE) return no(`stop_reason is ${reason}: ${NOT_RUNNABLE_BECAUSE[reason]}`);
+    if (Object.hasOwn(NOT_RUNNABLE_BECAUSE, reason)) return no(`stop_reason is ${reason}: ${NOT_RUNNABLE_BECAUSE[reason]}`);
     return no(`stop_reason is '${reason}', which this client does not know; only tool_use asks for a tool to run`);
   }
   if (!answer.stopped.has(index)) return no(`block ${index} has no content_block_stop yet: its input may still grow`);
   if (answer.inputErrors.has(index)) return no(`block ${index}'s input ${answer.inputErrors.get(index)}`);
+  const input = block.input;
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return no(`block ${index}'s input is not a JSON object`);
   if (!answer.complete) return no("the message has no message_stop yet: the stop_reason that allows a run comes last");
   return { runnable: true, reason: `block ${index} is a complete tool_use call, and the message stopped for tool_use` };
 }
@@ -238,14 +255,28 @@ async function send(prompt) {
     for (const line of lines.feed(text)) {
       const dispatched = sse.feedLine(line);
       if (dispatched === null) continue;
-      number++;
+      // The event's name decides, as in streaming_lib/events.py: a name the API does not
+      // send (a gateway's `keepalive`, `done`) is skipped whatever its data; an unnamed one
+      // is named by its data's `type`; `error` wins over data that is not JSON.
+      const named = dispatched.type !== "message";
+      if (named && !API_EVENT_NAMES.has(dispatched.type)) continue;
       let event;
       try {
         event = JSON.parse(dispatched.data);
       } catch (error) {
+        if (!named) continue; // unnamed, and no JSON: names no event
+        number++;
+        if (dispatched.type === "error") {
+          answer.error = { type: null, message: dispatched.data };
+          return;
+        }
         answer.error = { type: "bad_event", message: `event ${number}: its data is not JSON (${error.message})` };
         return;
       }
+      if (!named && !(event && API_EVENT_NAMES.has(event.type))) continue;
+      if (named && dispatched.type === "error" && (event === null || typeof event !== "object")) event = { type: "error", error: { type: null, message: dispatched.data } };
+      if (named) event = { ...event, type: dispatched.type === "ping" ? "ping" : event.type };
+      number++;
       try {
         answer.apply(event);
       } catch (error) {
