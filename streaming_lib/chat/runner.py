@@ -14,82 +14,18 @@ is set too (the SDK's own variables). The key stays in this process.
 
 from __future__ import annotations
 
-import logging
 import os
-import socket
 import sys
-import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
-import uvicorn
-from starlette.types import ASGIApp
-
 from ..lab.server import DEFAULT_PACE, ReplayServer
+from ..lab.threaded import ThreadedServer
 from .app import HUSH, LOOPBACK_HOSTS, REAL_API, build_app
 
 HOST = "127.0.0.1"  # the app listens on this machine only, unless told otherwise
 DEFAULT_PORT = 8000
-
-
-class ThreadedServer:
-    """An ASGI app served by uvicorn on a free port (or `port`) of `host`, in a background thread.
-
-    A context manager: inside, `.url` is `http://HOST:PORT`; on exit the server
-    stops (open streams get 2 seconds), its thread ends and its socket is closed.
-    """
-
-    def __init__(self, app: ASGIApp, *, host: str = HOST, port: int = 0) -> None:
-        self.app, self.host, self.port, self.url = app, host, port, ""
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> ThreadedServer:
-        # We bind the socket ourselves, so the port is known before uvicorn starts.
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind((self.host, self.port))
-        self.port = listener.getsockname()[1]
-        self.url = f"http://{self.host}:{self.port}"
-        config = uvicorn.Config(
-            self.app,
-            log_level="warning",
-            access_log=False,
-            lifespan="off",
-            timeout_graceful_shutdown=2,
-        )
-        logging.getLogger("uvicorn.error").addFilter(HUSH)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run,
-            kwargs={"sockets": [listener]},
-            name=f"asgi-{self.port}",
-            daemon=True,
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                listener.close()
-                raise RuntimeError("the server did not start")
-            time.sleep(0.01)
-        return self
-
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    def stop(self) -> None:
-        if self._server is not None and self._thread is not None:
-            self._server.should_exit = True
-            self._thread.join(timeout=10)
-            self._server = self._thread = None
-
-    def __enter__(self) -> ThreadedServer:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
 
 
 class ChatServer:
@@ -125,7 +61,9 @@ class ChatServer:
         local = self.replay is not None
         app = build_app(self.upstream, api_key=self.api_key, faults=local, allowed_hosts=hosts)
         try:
-            self.server = ThreadedServer(app, host=self.host, port=self.port).start()
+            self.server = ThreadedServer(
+                app, host=self.host, port=self.port, log_filter=HUSH
+            ).start()
         except BaseException:
             self.stop()
             raise

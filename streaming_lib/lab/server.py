@@ -50,9 +50,7 @@ import asyncio
 import contextlib
 import json
 import logging
-import socket
 import sys
-import threading
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -90,6 +88,7 @@ from .replay_plan import (  # noqa: F401
     seconds,
     split_events,
 )
+from .threaded import ThreadedServer
 
 DEFAULT_PORT = 8765  # for `python -m streaming_lib serve`; ReplayServer picks a free one
 GRACE = 2  # seconds open streams get to finish when the server stops; then they are cut
@@ -309,8 +308,7 @@ class ReplayServer:
         self.app = build_app(load_source(fixture), pace=pace, counters=self.counters)
         self.port = port
         self.url = ""
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._threaded: ThreadedServer | None = None
 
     @property
     def requests(self) -> int:
@@ -321,45 +319,18 @@ class ReplayServer:
         return self.counters.disconnects
 
     def start(self) -> ReplayServer:
-        # We bind the socket ourselves (port 0: the OS picks a free one), so the
-        # port is known before uvicorn starts and no other process can take it.
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind((HOST, self.port))
-        self.port = listener.getsockname()[1]
-        self.url = f"http://{HOST}:{self.port}"
-        config = uvicorn.Config(
-            self.app,
-            log_level="warning",
-            access_log=False,
-            lifespan="off",
-            timeout_graceful_shutdown=GRACE,
-        )
-        logging.getLogger("uvicorn.error").addFilter(HUSH)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run,
-            kwargs={"sockets": [listener]},
-            name=f"replay-server-{self.port}",
-            daemon=True,
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                listener.close()
-                raise RuntimeError("the replay server did not start")
-            time.sleep(0.01)
+        self._threaded = ThreadedServer(
+            self.app, port=self.port, grace=GRACE, name="replay-server", log_filter=HUSH
+        ).start()
+        self.port, self.url = self._threaded.port, self._threaded.url
         return self
 
     def stop(self) -> None:
         """Stop serving (open streams get GRACE seconds to finish), join the thread; uvicorn closes
         the socket."""
-        if self._server is None or self._thread is None:
-            return
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
-        self._server = self._thread = None
+        if self._threaded is not None:
+            self._threaded.stop()
+            self._threaded = None
 
     # `count` (a public keyword) shadows replay_plan's `count` only in here.
     def wait_for_disconnects(self, count: int = 1, timeout: float = 2.0) -> bool:  # noqa: F811
