@@ -2,6 +2,7 @@
 
     api.py          what every HTTP piece shares: API version, default model, SSE content
                     type, free_port
+    threaded.py     an ASGI app served by uvicorn in a thread: the replay server, the chat app
     replay_plan.py  what the replay server sends for a request: events, faults, pacing
                     (pure: no socket)
     server.py       the replay server: the ASGI app (Starlette) and the thread that runs
