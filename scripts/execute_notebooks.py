@@ -1,13 +1,14 @@
 """Re-execute the course notebooks in place, so their committed outputs are fresh.
 
-    python scripts/execute_notebooks.py              # every notebooks/NN_*.ipynb
-    python scripts/execute_notebooks.py 02 04_tool   # only those whose name starts so
+    python scripts/execute_notebooks.py              # every lesson and bonus notebook
+    python scripts/execute_notebooks.py 02 04_tool   # only those whose path starts so
+    python scripts/execute_notebooks.py bonus/       # only the bonus notebooks
 
 For authors: run it after editing a notebook, then commit the notebook with its
 outputs; `pytest --nbval` later checks that a fresh run reproduces them.
 
-Each notebook runs in a fresh `python3` kernel with notebooks/ as the working
-directory, top to bottom, as a learner would. Cells tagged `raises-exception`
+Each notebook runs in a fresh `python3` kernel with its own folder as the working
+directory (as nbval runs it), top to bottom, as a learner would. Cells tagged `raises-exception`
 may raise; any other error stops the run and leaves the file untouched.
 Nothing that varies from run to run is written: no per-cell timings, no widget
 state or widget views (their model ids are random: a widget cell keeps its
@@ -48,10 +49,17 @@ def kernel_environment() -> None:
 
 
 def select(prefixes: list[str]) -> list[Path]:
-    """The notebooks whose file name starts with one of `prefixes` (all if none)."""
-    notebooks = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    """The notebooks whose path under notebooks/ starts with one of `prefixes` (all if none):
+    the lessons (`NN_*.ipynb`), then the bonus notebooks (`bonus/*.ipynb`)."""
+    notebooks = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")) + sorted(
+        NOTEBOOKS.glob("bonus/*.ipynb")
+    )
     if prefixes:
-        notebooks = [nb for nb in notebooks if any(nb.name.startswith(p) for p in prefixes)]
+        notebooks = [
+            nb
+            for nb in notebooks
+            if any(nb.relative_to(NOTEBOOKS).as_posix().startswith(p) for p in prefixes)
+        ]
     return notebooks
 
 
@@ -65,7 +73,7 @@ def execute(path: Path) -> float:
         notebook,
         timeout=TIMEOUT,
         kernel_name="python3",
-        resources={"metadata": {"path": str(NOTEBOOKS)}},
+        resources={"metadata": {"path": str(path.parent)}},
         record_timing=False,
         store_widget_state=False,
     )

@@ -711,3 +711,27 @@ def test_events_after_message_stop_are_skipped_as_accumulate_skips_them():
     frames = compute_frames(RAW + extra, EVENT_BY_EVENT)
     assert frames[-1].error is None and frames[-1].events[-1]["skipped"] is True
     assert frames[-1].content == accumulate(RAW + extra)["content"] == accumulate(RAW)["content"]
+
+
+def test_a_stepper_shows_only_the_panels_it_is_asked_for_in_stage_order():
+    stepper = StreamStepper("fixture", chunk_size=7, panels=("sse", "bytes"))
+    shown = re.findall(r'<div class="[^"]*" data-slot="(\w+)"', stepper.panels.value)
+    assert [slot for slot in shown if slot in stepper_html.PANEL_NAMES] == ["bytes", "sse"]
+    assert "events dispatched" not in stepper.panels.value
+    assert "panels=('sse', 'bytes')" in repr(stepper)
+    page = stepper.to_html()
+    assert '" data-slot="sse"' in page and '" data-slot="content"' not in page
+
+
+def test_every_panel_shows_when_none_are_named():
+    shown = re.findall(
+        r'<div class="[^"]*" data-slot="(\w+)"', StreamStepper("fixture").panels.value
+    )
+    assert [slot for slot in shown if slot in stepper_html.PANEL_NAMES] == list(
+        stepper_html.PANEL_NAMES
+    )
+
+
+def test_an_unknown_panel_name_is_refused_with_the_names_to_choose_from():
+    with pytest.raises(ValueError, match="unknown stepper panel 'parser'.*'sse'"):
+        StreamStepper("fixture", panels=("parser",))

@@ -20,9 +20,11 @@ A frame is what every stage holds after one more chunk (here 7 bytes):
 """
 
 from .frames import EVENT_BY_EVENT, Frame, Frames, chunk_plan, compute_frames, frame_at
+from .html import PANEL_NAMES
 from .widget import CHUNK_CHOICES, StreamStepper, static_html
 
 __all__ = [
+    "PANEL_NAMES",
     "CHUNK_CHOICES",
     "EVENT_BY_EVENT",
     "Frame",

@@ -482,14 +482,32 @@ PANELS = (
 )
 
 
-def layout(slots: dict[str, str]) -> str:
-    """The panels around the slots' HTML (missing slots are left empty, for the page's script)."""
+PANEL_NAMES = tuple(panel[0] for panel in PANELS)  # "bytes", "lines", … "stop", in stage order
+
+
+def chosen_panels(panels: Sequence[str] | None) -> tuple[str, ...]:
+    """The panels to show, in stage order: all for None, else those named in `panels`
+    (names from `PANEL_NAMES`). Raises ValueError naming an unknown panel."""
+    if panels is None:
+        return PANEL_NAMES
+    unknown = [name for name in panels if name not in PANEL_NAMES]
+    if unknown:
+        raise ValueError(f"unknown stepper panel {unknown[0]!r}: choose from {PANEL_NAMES}")
+    return tuple(name for name in PANEL_NAMES if name in panels)
+
+
+def layout(slots: dict[str, str], panels: Sequence[str] | None = None) -> str:
+    """The panels around the slots' HTML (missing slots are left empty, for the page's script);
+    only the panels named in `panels` (all for None), each keeping its stage number."""
+    shown = chosen_panels(panels)
 
     def slot(name: str, classes: str = "") -> str:
         return f'<div class="{classes}" data-slot="{name}">{slots.get(name, "")}</div>'
 
     panels = []
     for name, number, title, subtitle, panel_class, body_class in PANELS:
+        if name not in shown:
+            continue
         body = slot(name)
         if name == "lines":  # the pending bytes first, then what the decoder says about them
             body = '<div class="ss-sub">pending bytes</div>' + slot("pending", "ss-pending") + body
@@ -507,9 +525,16 @@ def layout(slots: dict[str, str]) -> str:
     )
 
 
-def render_panels(tokens: Sequence[str], frame: Frame, steps: int, total: int) -> str:
-    """All panels of one frame, filled (the widget's HTML): `tokens` from `byte_tokens(raw)`
-    or `ByteTokens(raw)`, `steps` the number of frames, `total` the stream's size in bytes."""
+def render_panels(
+    tokens: Sequence[str],
+    frame: Frame,
+    steps: int,
+    total: int,
+    panels: Sequence[str] | None = None,
+) -> str:
+    """The panels of one frame, filled (the widget's HTML): `tokens` from `byte_tokens(raw)`
+    or `ByteTokens(raw)`, `steps` the number of frames, `total` the stream's size in bytes,
+    `panels` the names of the panels to show (all for None; see `chosen_panels`)."""
     slots = render_strings(frame)
     count = len(frame.events)
     items = {
@@ -520,7 +545,7 @@ def render_panels(tokens: Sequence[str], frame: Frame, steps: int, total: int) -
     slots["status"] = status_html(frame, steps, total)
     slots["bytes"] = bytes_html(tokens, frame)
     slots["pending"] = pending_html(tokens, frame)
-    return f'<div class="ss-root">{layout(slots)}</div>'
+    return f'<div class="ss-root">{layout(slots, panels)}</div>'
 
 
 # -- the static page ------------------------------------------------------------------
@@ -642,10 +667,11 @@ def static_fragment(
     title: str = "",
     interval: int = 400,
     note: str = NOTEBOOK_NOTE,
+    panels: Sequence[str] | None = None,
 ) -> str:
     """The stepper as one HTML fragment (a div with its style, data and script): for
     `IPython.display.HTML`, or inside a page. The first plan is shown first. `note`
-    is what shows instead where the script cannot run."""
+    is what shows instead where the script cannot run; `panels` as for `render_panels`."""
     payload = _script_json(page_data(raw, plans))
     element_id = (
         "ss-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
@@ -681,21 +707,25 @@ def static_fragment(
     return (
         f'<div class="ss-root ss-static" id="{element_id}">{heading}<p '
         f'class="ss-noscript">{escape(note)}</p>'
-        f'<div class="ss-live" style="display: none">{controls}{layout({})}</div>'
+        f'<div class="ss-live" style="display: none">{controls}{layout({}, panels)}</div>'
         f'<script type="application/json" class="ss-data">{payload}</script>'
         f"<script>{SCRIPT % {'id': element_id, 'interval': interval}}</script></div>"
     )
 
 
 def static_page(
-    raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]], *, title: str = "Stream stepper"
+    raw: bytes,
+    plans: Mapping[ChunkSize, Sequence[Frame]],
+    *,
+    title: str = "Stream stepper",
+    panels: Sequence[str] | None = None,
 ) -> str:
     """A whole self-contained HTML document with the frames of every plan in `plans` (all, or
-    `page_steps`)."""
+    `page_steps`), showing the panels named in `panels` (all for None)."""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<style>body { margin: 16px; background: #ffffff; }</style>"
-        f"</head><body>{static_fragment(raw, plans, title=title, note=PAGE_NOTE)}</body></html>\n"
+        f"</head><body>{static_fragment(raw, plans, title=title, note=PAGE_NOTE, panels=panels)}</body></html>\n"
     )

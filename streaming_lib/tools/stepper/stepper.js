@@ -14,7 +14,8 @@
   var slider = root.querySelector(".ss-slider"), select = root.querySelector(".ss-plan");
   var play = root.querySelector(".ss-play"), timer = null, received = 0;
   var total = data.tokens.length, limits = data.limits;
-  function slot(name) { return root.querySelector('[data-slot="' + name + '"]'); }
+  // A panel left out (`panels=`) has no slot: writing to a stand-in drops its HTML.
+  function slot(name) { return root.querySelector('[data-slot="' + name + '"]') || {}; }
   function bytes(from, to) { return data.tokens.slice(from, to).join(""); }
   function plan() { return data.plans[select ? Number(select.value) : 0]; }
   // "… 1,234 earlier bytes" before a panel's window (note() in html.py: `_count_note`).

@@ -25,6 +25,7 @@ Deliberately not handled here: computing frames (`frames.py`), drawing them (`ht
 from __future__ import annotations
 
 from html import escape
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,14 @@ import ipywidgets as widgets
 
 from ..fixtures import FIXTURES_DIR, MAIN_FIXTURE
 from .frames import EVENT_BY_EVENT, ChunkSize, Frame, Frames, compute_frames
-from .html import ByteTokens, plan_label, render_panels, static_fragment, static_page
+from .html import (
+    ByteTokens,
+    chosen_panels,
+    plan_label,
+    render_panels,
+    static_fragment,
+    static_page,
+)
 
 # The chunk sizes offered by the selector: from "every byte is a chunk" to a
 # size real networks deliver, and one event per step.
@@ -54,15 +62,18 @@ def read_source(source: str | Path | bytes | None) -> tuple[bytes, str]:
 
 
 def static_html(
-    source: str | Path | bytes | None = None, chunk_sizes: tuple[ChunkSize, ...] = (7,)
+    source: str | Path | bytes | None = None,
+    chunk_sizes: tuple[ChunkSize, ...] = (7,),
+    panels: Sequence[str] | None = None,
 ) -> Any:
     """The static stepper as an `IPython.display.HTML` object: a slider that works
-    without a kernel, with a chunk selector if several `chunk_sizes` are given."""
+    without a kernel, with a chunk selector if several `chunk_sizes` are given, showing
+    the panels named in `panels` (all for None)."""
     from IPython.display import HTML
 
     raw, name = read_source(source)
     plans = {size: compute_frames(raw, size) for size in chunk_sizes}
-    return HTML(static_fragment(raw, plans, title=f"Stream stepper · {name}"))
+    return HTML(static_fragment(raw, plans, title=f"Stream stepper · {name}", panels=panels))
 
 
 class StreamStepper(widgets.VBox):
@@ -70,6 +81,9 @@ class StreamStepper(widgets.VBox):
 
     `source`: bytes, a path, a fixture name, or None for the course fixture.
     `chunk_size`: bytes per chunk, or "event" (`EVENT_BY_EVENT`) for one event per step.
+    `panels`: the names of the panels to show, in any order (all for None): "bytes",
+    "lines", "sse", "events", "content", "tools", "stop" (`html.PANEL_NAMES`); a lesson
+    shows the stages it teaches. ValueError for an unknown name.
     `static_fallback`: also offer the static page (`text/html`) for renderers without widgets.
 
     Read it from code: `.frames` (a `Frames` sequence), `.frame` (the one on screen),
@@ -83,9 +97,12 @@ class StreamStepper(widgets.VBox):
         chunk_size: ChunkSize = 7,
         *,
         interval: int = 400,
+        panels: Sequence[str] | None = None,
         static_fallback: bool = True,
     ) -> None:
         self.raw, self.name = read_source(source)
+        chosen_panels(panels)  # an unknown name fails here, before any widget is made
+        self.panel_names = None if panels is None else tuple(panels)
         self.static_fallback = static_fallback
         self._tokens = ByteTokens(self.raw)  # the bytes panel's HTML, made for the bytes shown
         self._frames_by_size: dict[ChunkSize, Frames] = {}  # made once per chunk size
@@ -183,7 +200,7 @@ class StreamStepper(widgets.VBox):
     def _draw(self) -> None:
         frames = self.frames
         self.panels.value = render_panels(
-            self._tokens, frames[self.slider.value], len(frames), len(self.raw)
+            self._tokens, frames[self.slider.value], len(frames), len(self.raw), self.panel_names
         )
 
     # -- without a kernel -----------------------------------------------------------------
@@ -199,6 +216,7 @@ class StreamStepper(widgets.VBox):
             self.raw,
             {size: self.frames_for(size) for size in sizes},
             title=f"Stream stepper · {self.name}",
+            panels=self.panel_names,
         )
         if path is not None:
             Path(path).write_text(page, encoding="utf-8")
@@ -222,9 +240,10 @@ class StreamStepper(widgets.VBox):
             if self.static_fallback:
                 plans = {self.chunk_size: self.frames}
                 bundle["text/html"] = static_fragment(
-                    self.raw, plans, title=f"Stream stepper · {self.name}"
+                    self.raw, plans, title=f"Stream stepper · {self.name}", panels=self.panel_names
                 )
         return bundle
 
     def __repr__(self) -> str:
-        return f"StreamStepper({self.name!r}, chunk_size={self.chunk_size!r})"
+        shown = "" if self.panel_names is None else f", panels={self.panel_names!r}"
+        return f"StreamStepper({self.name!r}, chunk_size={self.chunk_size!r}{shown})"
