@@ -722,10 +722,11 @@ def static_page(
 ) -> str:
     """A whole self-contained HTML document with the frames of every plan in `plans` (all, or
     `page_steps`), showing the panels named in `panels` (all for None)."""
+    body = static_fragment(raw, plans, title=title, note=PAGE_NOTE, panels=panels)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<style>body { margin: 16px; background: #ffffff; }</style>"
-        f"</head><body>{static_fragment(raw, plans, title=title, note=PAGE_NOTE, panels=panels)}</body></html>\n"
+        f"</head><body>{body}</body></html>\n"
     )

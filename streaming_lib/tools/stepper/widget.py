@@ -24,8 +24,8 @@ Deliberately not handled here: computing frames (`frames.py`), drawing them (`ht
 
 from __future__ import annotations
 
-from html import escape
 from collections.abc import Sequence
+from html import escape
 from pathlib import Path
 from typing import Any
 
