@@ -378,7 +378,7 @@ def test_every_panel_shows_a_bounded_window_and_says_how_much_came_before():
     assert f"… {len(frame.events) - stepper_html.EVENTS_SHOWN:,} earlier events" in panels
     text = frame.content[0]["text"]
     assert f"… {len(text) - stepper_html.TEXT_SHOWN:,} earlier characters" in panels
-    assert html.escape(text[-stepper_html.TEXT_SHOWN :]) in panels
+    assert html.escape(text[-stepper_html.TEXT_SHOWN :]) in panels.replace("<wbr>", "")
 
 
 def test_a_page_with_more_steps_than_it_holds_keeps_evenly_spaced_ones_and_says_so(monkeypatch):
@@ -735,3 +735,54 @@ def test_every_panel_shows_when_none_are_named():
 def test_an_unknown_panel_name_is_refused_with_the_names_to_choose_from():
     with pytest.raises(ValueError, match="unknown stepper panel 'parser'.*'sse'"):
         StreamStepper("fixture", panels=("parser",))
+
+
+def test_a_new_chunk_size_gets_a_new_slider_whose_range_ends_at_the_new_last_step():
+    # The browser's slider keeps the range it was made with for its End key; a fresh
+    # slider is the only way End reaches the new last step.
+    stepper = StreamStepper("fixture", chunk_size=EVENT_BY_EVENT)
+    old = stepper.slider
+    stepper.chunk_choice.value = 7
+    assert stepper.slider is not old
+    assert stepper.slider in stepper.children[1].children
+    assert old not in stepper.children[1].children
+    assert stepper.slider.max == stepper.play.max == len(compute_frames(RAW, 7)) - 1
+    stepper.slider.value = stepper.slider.max  # the new slider still redraws the panels
+    assert "the message is complete" in stepper.panels.value
+
+
+def test_the_ten_step_buttons_move_the_slider_and_stop_at_its_ends():
+    stepper = StreamStepper("fixture", chunk_size=7)
+    stepper.ahead.click()
+    assert stepper.slider.value == 10
+    stepper.back.click()
+    stepper.back.click()
+    assert stepper.slider.value == 0
+    stepper.slider.value = stepper.slider.max - 3
+    stepper.ahead.click()
+    assert stepper.slider.value == stepper.slider.max
+
+
+def test_the_speed_choice_sets_plays_interval_and_steps_per_tick():
+    stepper = StreamStepper("fixture", chunk_size=1)
+    assert (stepper.play.interval, stepper.play.step) == (400, 1)
+    stepper.speed.label = "fastest"
+    assert (stepper.play.interval, stepper.play.step) == (30, 10)
+
+
+def test_long_lines_may_wrap_only_between_json_tokens_and_never_inside_an_escape():
+    tokens = byte_tokens('data: {"type":"x","text":"找"}\n'.encode())
+    assert tokens[13] == ":<wbr>"  # after a colon
+    assert ",<wbr>" in "".join(tokens)
+    escapes = [token for token in tokens if "ss-esc" in token]
+    assert escapes and all("<wbr>" not in token for token in escapes)
+    css = stepper_html.STYLE
+    assert re.search(r"\.ss-esc \{[^}]*white-space: nowrap", css)  # \x89 stays one piece
+    assert re.search(r"\.ss-split \{[^}]*white-space: nowrap", css)  # so does a cut character
+    assert "word-break: break-all" not in css  # words break at spaces, not mid-word
+
+
+def test_the_panels_take_their_colours_from_jupyterlabs_theme_variables():
+    css = stepper_html.STYLE
+    assert "var(--jp-layout-color0" in css and "var(--jp-content-font-color1" in css
+    assert 'body[data-jp-theme-light="false"] .ss-root' in css

@@ -65,6 +65,12 @@ def browser():
             chromium.close()
 
 
+def brightness(css_color: str) -> float:
+    """The mean of a CSS `rgb(r, g, b)` colour's channels, 0 (black) to 255 (white)."""
+    channels = [float(part) for part in re.findall(r"[\d.]+", css_color)[:3]]
+    return sum(channels) / 3
+
+
 def api(port: int, path: str, method: str = "GET") -> int:
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}{path}", method=method, headers={"Authorization": f"token {TOKEN}"}
@@ -236,6 +242,35 @@ def test_the_widget_in_jupyterlab_follows_its_slider_moved_with_the_keyboard(
         "step 4 / ", timeout=TIMEOUT_MS
     )  # the event that holds that byte
 
+    # Home and End follow the range of the chunk size chosen last, larger or smaller.
+    for label, size in (("1 byte", 1), ("event by event", EVENT_BY_EVENT)):
+        stepper.get_by_role("button", name=label, exact=True).click()
+        last = len(StreamStepper(chunk_size=size).frames) - 1
+        expect(status).to_contain_text(f" / {last}", timeout=TIMEOUT_MS)
+        handle = stepper.locator(".noUi-handle")
+        handle.focus()
+        handle.press("End")
+        expect(status).to_contain_text(f"step {last} / {last}", timeout=TIMEOUT_MS)
+        handle.press("Home")
+        expect(status).to_contain_text(f"step 0 / {last}", timeout=TIMEOUT_MS)
+
+    # In JupyterLab's dark theme the panels turn dark too.
+    light = stepper.locator(".ss-panel").first.evaluate("e => getComputedStyle(e).backgroundColor")
+    page.keyboard.press("Control+Shift+C")  # the command palette
+    palette = page.locator("#command-palette input")
+    palette.fill("Use Theme: JupyterLab Dark")
+    palette.press("Enter")
+    expect(page.locator("body")).to_have_attribute(
+        "data-jp-theme-light", "false", timeout=TIMEOUT_MS
+    )
+    page.wait_for_function(
+        "(before) => getComputedStyle(document.querySelector('.ss-panel')).backgroundColor"
+        " !== before",
+        arg=light,
+    )
+    dark = stepper.locator(".ss-panel").first.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert brightness(dark) < 80 < 200 < brightness(light), (light, dark)
+
 
 def test_the_static_page_follows_its_range_slider_and_draws_what_the_widget_draws(
     browser, tmp_path
@@ -357,3 +392,52 @@ def test_a_page_holding_only_some_steps_says_so_and_still_reaches_the_last(
     expect(page.locator(".ss-status")).to_contain_text(f"step {last} / {last}")
     page.locator(".ss-plan").select_option(label="event by event")
     expect(note).to_be_hidden()  # every step is on the page: nothing to say
+
+
+def test_the_static_page_moves_ten_steps_with_shift_and_an_arrow(browser, tmp_path):
+    path = tmp_path / "stepper.html"
+    StreamStepper(chunk_size=7).to_html(path)
+    page = browser.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(path.as_uri())
+    slider, status = page.locator(".ss-slider"), page.locator(".ss-status")
+    slider.focus()
+    slider.press("Shift+ArrowRight")
+    expect(status).to_contain_text("step 10 / ")
+    slider.press("ArrowRight")
+    expect(status).to_contain_text("step 11 / ")
+    slider.press("Shift+ArrowLeft")
+    expect(status).to_contain_text("step 1 / ")
+    assert page.locator(".ss-speed option").count() >= 4  # Play has a speed to choose
+
+
+def test_a_cut_character_and_every_escape_stay_whole_on_a_narrow_screen(browser, tmp_path):
+    stepper = StreamStepper(chunk_size=7)
+    split = next(frame.step for frame in stepper.frames if frame.partial_char)
+    path = tmp_path / "stepper.html"
+    stepper.to_html(path)
+    page = browser.new_page(viewport={"width": 700, "height": 800})
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(path.as_uri())
+    page.locator(".ss-slider").evaluate(
+        "(s, k) => { s.value = k; s.dispatchEvent(new Event('input')); }", split
+    )
+    expect(page.locator(".ss-status")).to_contain_text(f"step {split} / ")
+    # One box on screen per element: a line break inside one would make two.
+    boxes = page.evaluate(
+        """() => Array.from(document.querySelectorAll(".ss-split, .ss-esc"),
+                            (e) => [e.textContent, e.getClientRects().length])"""
+    )
+    assert boxes and all(count == 1 for _, count in boxes), [b for b in boxes if b[1] != 1]
+
+
+def test_a_lesson_stepper_with_two_panels_fits_a_1280_by_800_screen(browser, tmp_path):
+    path = tmp_path / "stepper.html"
+    StreamStepper(chunk_size=7, panels=("bytes", "lines")).to_html(path)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(path.as_uri())
+    page.locator(".ss-slider").press("End")
+    expect(page.locator(".ss-status")).to_contain_text("the message is complete")
+    box = page.locator(".ss-static").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 800, box

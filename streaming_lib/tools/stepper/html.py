@@ -66,9 +66,30 @@ _ESCAPES = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
 # -- bytes ---------------------------------------------------------------------
 
 
+# Play's speeds: (label, milliseconds per tick, steps per tick), for the page and the widget.
+SPEEDS: tuple[tuple[str, int, int], ...] = (
+    ("slow", 800, 1),
+    ("normal", 400, 1),
+    ("quick", 100, 1),
+    ("fast", 50, 2),
+    ("fastest", 30, 10),
+)
+JUMP = 10  # the steps Shift+arrow (page) or a −10/+10 button (widget) moves
+
+# After these, a long line may wrap: between JSON's tokens, never inside a word or an escape.
+WRAP_AFTER = ",:"
+
+
+def _breakable(html: str) -> str:
+    """Escaped text with a line-break opportunity (<wbr>) after each comma and colon."""
+    for char in WRAP_AFTER:
+        html = html.replace(char, char + "<wbr>")
+    return html
+
+
 def _plain_token(byte: int) -> str:
     if 0x20 <= byte < 0x7F:
-        return escape(chr(byte))
+        return _breakable(escape(chr(byte)))
     text = _ESCAPES.get(byte, f"\\x{byte:02x}")
     return f'<span class="ss-esc">{text}</span>'
 
@@ -164,18 +185,18 @@ def pending_html(tokens: Sequence[str], frame: Frame) -> str:
 
 
 def _json(value: Any) -> str:
-    return escape(json.dumps(value, ensure_ascii=False))
+    return _breakable(escape(json.dumps(value, ensure_ascii=False)))
 
 
 def _text(text: str, keep: str = "end") -> str:
     """A text of any length, escaped: at most TEXT_SHOWN characters of it, its `keep` ("end"
     or "start"), and a note saying how many more there are."""
     if len(text) <= TEXT_SHOWN:
-        return escape(text)
+        return _breakable(escape(text))
     more = f'<span class="ss-dim">… {len(text) - TEXT_SHOWN:,} {{}} characters</span>'
     if keep == "start":
-        return escape(text[:TEXT_SHOWN]) + more.format("more")
-    return more.format("earlier") + escape(text[-TEXT_SHOWN:])
+        return _breakable(escape(text[:TEXT_SHOWN])) + more.format("more")
+    return more.format("earlier") + _breakable(escape(text[-TEXT_SHOWN:]))
 
 
 def _json_text(value: Any) -> str:  # a value as JSON, with `_text`'s bound
@@ -638,7 +659,7 @@ def page_data(raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]]) -> dict[st
 # and strings are those of `page_data`; `status`, `bytes`, `pending` and `events`
 # are built exactly as `status_html`, `bytes_html`, `pending_html` and
 # `events_html` build them (the browser test compares the two).
-SCRIPT = _asset("stepper.js")  # with %(id)s and %(interval)d filled in per page
+SCRIPT = _asset("stepper.js")  # with %(id)s and %(jump)d filled in per page
 
 
 def _script_json(value: Any) -> str:
@@ -689,6 +710,20 @@ def static_fragment(
             f'<label>chunks <select class="ss-plan" autocomplete="off">{options}</select></label>'
         )
     heading = f'<div class="ss-title">{escape(title)}</div>' if title else ""
+    paces = (
+        SPEEDS
+        if (interval, 1) in [(ms, by) for _, ms, by in SPEEDS]
+        else (
+            (f"{interval} ms", interval, 1),
+            *SPEEDS,
+        )
+    )
+    speeds = "".join(
+        f'<option value="{ms},{by}"{" selected" if (ms, by) == (interval, 1) else ""}>'
+        f"{label}</option>"
+        for label, ms, by in paces
+    )
+    speed = f'<label>speed <select class="ss-speed" autocomplete="off">{speeds}</select></label>'
     # autocomplete="off": going Back, the browser must not restore a control's old
     # value behind the script's back (the page would show one step, the slider another).
     controls = (
@@ -697,8 +732,8 @@ def static_fragment(
         '<button class="ss-prev" type="button" title="previous step">◀</button>'
         f'<input class="ss-slider" type="range" min="0" max="{steps}" value="0" step="1" '
         'aria-label="step" autocomplete="off">'
-        '<button class="ss-next" type="button" title="next step">▶</button>'
-        f"{select}</div>"
+        '<button class="ss-next" type="button" title="next step (Shift+→: ten steps)">▶</button>'
+        f"{select}{speed}</div>"
         '<p class="ss-thin ss-note"></p>'  # filled by the script when the plan shown is thinned
     )
     # Where scripts do not run (a notebook opened from disk before its cells run,
@@ -709,7 +744,7 @@ def static_fragment(
         f'class="ss-noscript">{escape(note)}</p>'
         f'<div class="ss-live" style="display: none">{controls}{layout({}, panels)}</div>'
         f'<script type="application/json" class="ss-data">{payload}</script>'
-        f"<script>{SCRIPT % {'id': element_id, 'interval': interval}}</script></div>"
+        f"<script>{SCRIPT % {'id': element_id, 'jump': JUMP}}</script></div>"
     )
 
 

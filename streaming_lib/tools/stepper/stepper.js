@@ -1,5 +1,5 @@
 // The static stepper page's script (html.py): it draws frame k of the chosen plan,
-// nothing else. Python fills in the element id and the play interval for each page.
+// nothing else. Python fills in the element id and the Shift+arrow jump for each page.
 (function () {
   var script = document.currentScript, root = script && script.closest(".ss-static");
   if (!root) {  // run by eval (classic Notebook): the first copy of this page not started yet
@@ -58,11 +58,23 @@
   slider.addEventListener("input", draw);
   root.querySelector(".ss-prev").addEventListener("click", function () { stop(); step(-1); });
   root.querySelector(".ss-next").addEventListener("click", function () { stop(); step(1); });
+  var speed = root.querySelector(".ss-speed");
+  function start() {  // a tick every `ms` milliseconds, `by` steps a tick (the speed chosen)
+    var pace = speed.value.split(","), ms = Number(pace[0]), by = Number(pace[1]);
+    timer = setInterval(function () { if (step(by) >= Number(slider.max)) { stop(); } }, ms);
+  }
   play.addEventListener("click", function () {
     if (timer) { stop(); return; }
     if (Number(slider.value) >= Number(slider.max)) { slider.value = 0; }
     play.textContent = "❚❚ pause";
-    timer = setInterval(function () { if (step(1) >= Number(slider.max)) { stop(); } }, %(interval)d);
+    start();
+  });
+  speed.addEventListener("change", function () { if (timer) { clearInterval(timer); start(); } });
+  // Shift+arrow: %(jump)d steps at a time (the arrows alone move one; Home and End the ends).
+  slider.addEventListener("keydown", function (event) {
+    var by = {ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1}[event.key];
+    if (!event.shiftKey || !by) { return; }
+    event.preventDefault(); stop(); step(by * %(jump)d);
   });
   if (select) {
     select.addEventListener("change", function () {

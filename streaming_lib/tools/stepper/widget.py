@@ -34,6 +34,8 @@ import ipywidgets as widgets
 from ..fixtures import FIXTURES_DIR, MAIN_FIXTURE
 from .frames import EVENT_BY_EVENT, ChunkSize, Frame, Frames, compute_frames
 from .html import (
+    JUMP,
+    SPEEDS,
     ByteTokens,
     chosen_panels,
     plan_label,
@@ -87,8 +89,10 @@ class StreamStepper(widgets.VBox):
     `static_fallback`: also offer the static page (`text/html`) for renderers without widgets.
 
     Read it from code: `.frames` (a `Frames` sequence), `.frame` (the one on screen),
-    `.slider.value` (the step), `.chunk_size`. Controls: `.play`, `.slider`,
-    `.chunk_choice`; the panels are the `.panels` HTML widget.
+    `.slider.value` (the step), `.chunk_size`. Controls: `.play` (its pace set by `.speed`),
+    `.slider`, `.back` and `.ahead` (ten steps), `.chunk_choice`; the panels are the `.panels`
+    HTML widget. A new chunk size gets a new `.slider` (the browser's slider keeps its first
+    range for Home and End): read `.slider` again after changing it.
     """
 
     def __init__(
@@ -112,17 +116,24 @@ class StreamStepper(widgets.VBox):
         self.play = widgets.Play(
             value=0, min=0, max=1, interval=interval, show_repeat=False, description="play"
         )
-        self.slider = widgets.IntSlider(
-            value=0,
-            min=0,
-            max=1,
-            description="step",
-            continuous_update=True,
-            layout=widgets.Layout(flex="1 1 auto"),
+        # Play's speed: a step every `interval` ms, `step` steps at a time (1-byte chunks
+        # of the course fixture are 2,351 steps: "fast" plays them in about a minute).
+        self.speed = widgets.Dropdown(
+            options=[(label, (ms, by)) for label, ms, by in SPEEDS],
+            value=(interval, 1) if (interval, 1) in [(ms, by) for _, ms, by in SPEEDS] else None,
+            description="speed",
+            layout=widgets.Layout(width="150px"),
         )
-        widgets.jslink(
-            (self.play, "value"), (self.slider, "value")
-        )  # in the browser: playing moves the slider
+        self.speed.observe(self._on_speed, "value")
+        self._link: Any = None  # the jslink of Play to the slider on screen
+        self.slider = self._new_slider(0, len(self.frames_for(chunk_size)) - 1)
+        # Steps of ten, as Shift+arrow does on the static page (the widget's slider only
+        # knows arrows, PageUp/PageDown (five steps), Home and End).
+        self.back = widgets.Button(description="−10", tooltip="ten steps back")
+        self.ahead = widgets.Button(description="+10", tooltip="ten steps ahead")
+        for button, by in ((self.back, -JUMP), (self.ahead, JUMP)):
+            button.layout = widgets.Layout(width="48px")
+            button.on_click(lambda _, by=by: self._jump(by))
         self.chunk_choice = widgets.ToggleButtons(
             options=[(plan_label(size), size) for size in choices],
             value=chunk_size,
@@ -134,15 +145,17 @@ class StreamStepper(widgets.VBox):
         )
         self.panels = widgets.HTML()
         heading = widgets.HTML(
-            f'<div style="font-size: 16px; font-weight: 600">Stream stepper · {escape(self.name)}'
-            f' <span style="font-weight: 400; color: #57606a">({len(self.raw)} bytes)</span></div>'
+            '<div style="font-size: 16px; font-weight: 600">'
+            f'Stream stepper · {escape(self.name)} <span style="font-weight: 400; '
+            f'color: var(--jp-content-font-color2, #57606a)">({len(self.raw)} bytes)</span></div>'
         )
-        controls = widgets.HBox([self.play, self.slider], layout=widgets.Layout(width="100%"))
-        sizes = widgets.HBox([widgets.Label("chunk size"), self.chunk_choice])
-        super().__init__([heading, controls, sizes, self.panels])
+        self._controls = widgets.HBox(
+            [self.play, self.back, self.slider, self.ahead], layout=widgets.Layout(width="100%")
+        )
+        sizes = widgets.HBox([widgets.Label("chunk size"), self.chunk_choice, self.speed])
+        super().__init__([heading, self._controls, sizes, self.panels])
         self.add_class("ss-stepper")
 
-        self.slider.observe(self._on_step, "value")
         self.chunk_choice.observe(self._on_chunk_size, "value")
         self._range_to(chunk_size, step=0)
 
@@ -184,18 +197,49 @@ class StreamStepper(widgets.VBox):
         step = len(frames) - 1 if old.kind == "end" else frames.step_reaching(old.end)
         self._range_to(change["new"], step)
 
+    def _new_slider(self, value: int, last: int) -> widgets.IntSlider:
+        """A step slider from 0 to `last`, linked to Play and redrawing the panels."""
+        slider = widgets.IntSlider(
+            value=value,
+            min=0,
+            max=last,
+            description="step",
+            continuous_update=True,
+            layout=widgets.Layout(flex="1 1 auto"),
+        )
+        self._link = widgets.jslink((self.play, "value"), (slider, "value"))  # playing moves it
+        slider.observe(self._on_step, "value")
+        return slider
+
     def _range_to(self, chunk_size: ChunkSize, step: int) -> None:
         last = len(self.frames_for(chunk_size)) - 1
         self._redrawing = True  # changing max may clamp the value: draw once, at the end
         try:
-            for control in (self.slider, self.play):
-                if control.max < last:
-                    control.max = last
-                control.value = min(step, last)
-                control.max = last
+            if self.slider.max != last:
+                # A new slider for a new range: the browser's slider keeps its first range
+                # for the Home and End keys, so End would stop at the old last step.
+                self._link.unlink()
+                self.slider.unobserve(self._on_step, "value")
+                self.slider.close()
+                self.slider = self._new_slider(min(step, last), last)
+                children = list(self._controls.children)
+                children[2] = self.slider
+                self._controls.children = tuple(children)
+            if self.play.max < last:
+                self.play.max = last
+            self.play.value = min(step, last)
+            self.play.max = last
+            self.slider.value = min(step, last)
         finally:
             self._redrawing = False
         self._draw()
+
+    def _jump(self, by: int) -> None:
+        self.slider.value = min(max(self.slider.value + by, 0), self.slider.max)
+
+    def _on_speed(self, change: dict[str, Any]) -> None:
+        if change["new"] is not None:
+            self.play.interval, self.play.step = change["new"]
 
     def _draw(self) -> None:
         frames = self.frames
