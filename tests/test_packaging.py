@@ -2,6 +2,8 @@
 
 import doctest
 import importlib
+import importlib.util
+import json
 import pkgutil
 import re
 import tomllib
@@ -44,6 +46,53 @@ def test_the_readme_shows_the_two_make_commands_and_the_makefile_has_them():
     for target in ("lab", "test"):
         assert f"make {target}" in readme
         assert re.search(rf"^{target}:", makefile, re.M)
+
+
+def load_course():
+    """scripts/course.py, the two commands without make, as a module."""
+    spec = importlib.util.spec_from_file_location("course", ROOT / "scripts" / "course.py")
+    course = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(course)
+    return course
+
+
+def test_binder_builds_the_same_environment_without_the_package_and_installs_it_after():
+    # repo2docker builds binder/environment.yml before the repository is copied in.
+    def body(path):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        return [line for line in lines if not line.startswith("#")]
+
+    root, binder = body(ROOT / "environment.yml"), body(ROOT / "binder" / "environment.yml")
+    assert binder == [line for line in root if line.strip() != "- -e .[dev]"]
+    post_build = ROOT / "binder" / "postBuild"
+    assert post_build.stat().st_mode & 0o111  # repo2docker runs it only if executable
+    steps = post_build.read_text(encoding="utf-8")
+    assert "pip install --no-deps -e ." in steps and "scripts/course.py settings" in steps
+
+
+def test_the_script_without_make_runs_the_makefiles_commands():
+    course = load_course()
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    made = [line.strip().replace("$(BIN)/python", "python") for line in recipe.splitlines()[1:]]
+    assert [
+        " ".join(["python", *command[1:]]) for command in course.test_commands("python")
+    ] == made
+    lab = " ".join(course.lab_command("python"))
+    assert "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb" in lab
+    assert "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb" in makefile
+
+
+def test_the_lab_settings_turn_off_the_news_and_keep_other_settings(tmp_path):
+    course = load_course()
+    settings = tmp_path / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"}}')
+    assert course.write_settings(tmp_path) == settings
+    written = json.loads(settings.read_text())
+    assert written["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    assert written["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}
+    assert "scripts/course.py settings" in (ROOT / "Makefile").read_text(encoding="utf-8")
 
 
 def test_ci_calls_the_readmes_test_command():
