@@ -64,6 +64,9 @@ def select(prefixes: list[str]) -> list[Path]:
 
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# The kernelspec as JupyterLab writes it when it starts the kernel: stored so, opening a
+# notebook does not change its metadata (and mark it unsaved).
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
 def execute(path: Path) -> float:
@@ -80,6 +83,7 @@ def execute(path: Path) -> float:
     start = time.perf_counter()
     client.execute()
     notebook.metadata.pop("widgets", None)
+    notebook.metadata["kernelspec"] = dict(KERNELSPEC)
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.outputs = merge_streams(cell.outputs)
