@@ -6,11 +6,12 @@
 # and, for authors:
 #   make check      ruff and mypy, as CI runs them before the tests
 #   make lock       rewrite constraints.txt from what .venv holds
+#   make slides     the lessons as slide decks, in build/slides/
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: lab test check lock progress bench notebooks exercises clean
+.PHONY: lab test check lock progress bench notebooks exercises slides clean
 
 # The versions installed are the exact ones of constraints.txt, so a new release
 # of anthropic, pydantic or jiter cannot change what the tests compare.
@@ -50,6 +51,11 @@ bench: $(BIN)/.installed
 
 notebooks: $(BIN)/.installed
 	$(BIN)/python scripts/execute_notebooks.py
+
+# The lessons as reveal.js slide decks in build/slides/ (they load reveal.js from a CDN;
+# scripts/slides.py vendor, then build --vendor build/slides/vendor, for offline decks).
+slides: $(BIN)/.installed
+	$(BIN)/python scripts/slides.py build
 
 # Regenerates exercises/ from solutions/, but never one holding a learner's answers
 # (it says which, and how to reset it: scripts/make_exercises.py --reset NN).
