@@ -3,7 +3,7 @@
     python scripts/slides.py build                  # build/slides/NN_name.slides.html
     python scripts/slides.py build 01 04            # ... only those lessons
     python scripts/slides.py build --vendor DIR     # ... using local copies of reveal.js & co
-    python scripts/slides.py vendor                 # fetch those copies (npm) into build/slides/vendor
+    python scripts/slides.py vendor                 # fetch them (npm) into build/slides/vendor
     python scripts/slides.py mark                   # authors: set every cell's slide type
 
 `make slides` runs `build`. A deck is the notebook as committed (outputs
