@@ -7,11 +7,12 @@
 #   make check      ruff and mypy, as CI runs them before the tests
 #   make lock       rewrite constraints.txt from what .venv holds
 #   make slides     the lessons as slide decks, in build/slides/
+#   make cheatsheet the one-page cheat sheet, build/cheatsheet.pdf
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: lab test check lock progress bench notebooks exercises slides clean
+.PHONY: lab test check lock progress bench notebooks exercises slides cheatsheet clean
 
 # The versions installed are the exact ones of constraints.txt, so a new release
 # of anthropic, pydantic or jiter cannot change what the tests compare.
@@ -56,6 +57,10 @@ notebooks: $(BIN)/.installed
 # scripts/slides.py vendor, then build --vendor build/slides/vendor, for offline decks).
 slides: $(BIN)/.installed
 	$(BIN)/python scripts/slides.py build
+
+# The one-page cheat sheet (teaching/cheatsheet.md) as build/cheatsheet.html and .pdf.
+cheatsheet: $(BIN)/.installed
+	$(BIN)/python scripts/cheatsheet.py
 
 # Regenerates exercises/ from solutions/, but never one holding a learner's answers
 # (it says which, and how to reset it: scripts/make_exercises.py --reset NN).
