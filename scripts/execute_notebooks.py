@@ -3,6 +3,7 @@
     python scripts/execute_notebooks.py              # every lesson and bonus notebook
     python scripts/execute_notebooks.py 02 04_tool   # only those whose path starts so
     python scripts/execute_notebooks.py bonus/       # only the bonus notebooks
+    python scripts/execute_notebooks.py zh/          # only the Chinese edition
 
 For authors: run it after editing a notebook, then commit the notebook with its
 outputs; `pytest --nbval` later checks that a fresh run reproduces them.
@@ -50,10 +51,14 @@ def kernel_environment() -> None:
 
 def select(prefixes: list[str]) -> list[Path]:
     """The notebooks whose path under notebooks/ starts with one of `prefixes` (all if none):
-    the lessons (`NN_*.ipynb`), then the bonus notebooks (`bonus/*.ipynb`)."""
-    notebooks = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")) + sorted(
-        NOTEBOOKS.glob("bonus/*.ipynb")
-    )
+    the lessons (`NN_*.ipynb`), the bonus notebooks (`bonus/*.ipynb`), then the same in
+    Chinese (`zh/...`, written by scripts/translate.py)."""
+    notebooks = [
+        *sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")),
+        *sorted(NOTEBOOKS.glob("bonus/*.ipynb")),
+        *sorted(NOTEBOOKS.glob("zh/[0-9][0-9]_*.ipynb")),  # the Chinese edition
+        *sorted(NOTEBOOKS.glob("zh/bonus/*.ipynb")),
+    ]
     if prefixes:
         notebooks = [
             nb
