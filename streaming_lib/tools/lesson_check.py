@@ -7,13 +7,13 @@ and the lesson goes on with the reference answer.
 
     >>> check("splits at the first colon", lambda: "data: a:b".split(":", 1), ["data", " a:b"])
     ✔ splits at the first colon
-    True
     >>> check("counts two events", lambda: None, 2)
     ✘ counts two events: got None, expected 2 (not answered yet?)
-    False
     >>> check("parses", lambda: int("x"), 1)
     ✘ parses: raised ValueError: invalid literal for int() with base 10: 'x'
-    False
+
+Both print and return None, so a check cell shows only their lines; `passes` is the
+same check, silent, for code that needs the answer.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["check", "check_all"]
+__all__ = ["check", "check_all", "passes"]
 
 _SHOWN = 120  # characters of a value shown in a message: enough to see what differs
 
@@ -31,13 +31,12 @@ def _short(value: Any) -> str:
     return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
-def check(what: str, compute: Callable[[], Any], expected: Any) -> bool:
-    """Run `compute()`, compare its result with `expected` (==), print one line, return
-    whether it passed.
+def passes(what: str, compute: Callable[[], Any], expected: Any) -> bool:
+    """Whether `check(what, compute, expected)` passes, printing its line.
 
-    `what`: the rule the check pins, as the learner reads it ("a CR|LF split is one
-    line ending"). A result of None or Ellipsis (a stub's) adds "not answered yet?".
-    An exception from `compute` is reported by its type and message, never raised.
+    >>> passes("one", lambda: 1, 1)
+    ✔ one
+    True
     """
     try:
         got = compute()
@@ -52,19 +51,28 @@ def check(what: str, compute: Callable[[], Any], expected: Any) -> bool:
     return False
 
 
-def check_all(checks: list[tuple[str, Callable[[], Any], Any]]) -> bool:
-    """Run several `check`s in order (all of them, even after a failure); True if all passed,
-    and a last line that says so.
+def check(what: str, compute: Callable[[], Any], expected: Any) -> None:
+    """Run `compute()`, compare its result with `expected` (==), print one line: ✔ `what`,
+    or ✘ `what` and what went wrong.
+
+    `what`: the rule the check pins, as the learner reads it ("a CR|LF split is one
+    line ending"). A result of None or Ellipsis (a stub's) adds "not answered yet?".
+    An exception from `compute` is reported by its type and message, never raised.
+    """
+    passes(what, compute, expected)
+
+
+def check_all(checks: list[tuple[str, Callable[[], Any], Any]]) -> None:
+    """Run several `check`s in order (all of them, even after a failure), then a last line
+    that says how many passed.
 
     >>> check_all([("one", lambda: 1, 1), ("two", lambda: 2, 2)])
     ✔ one
     ✔ two
     All 2 checks pass.
-    True
     """
-    passed = [check(what, compute, expected) for what, compute, expected in checks]
+    passed = [passes(what, compute, expected) for what, compute, expected in checks]
     if all(passed):
         print(f"All {len(passed)} checks pass.")
     else:
         print(f"{sum(passed)} of {len(passed)} checks pass.")
-    return all(passed)
