@@ -367,7 +367,9 @@ def test_the_real_sdk_sees_each_fault_too(server):
             sdk_stream(client, extra_headers={"x-replay-drop-at": "300"}) as stream,
             pytest.raises(httpx2.RemoteProtocolError),
         ):
-            stream.get_final_message()  # the SDK's own httpx fork reports the cut as httpx does
+            # httpx2 (Pydantic's continuation of httpx, the SDK's transport) reports the
+            # cut as httpx does
+            stream.get_final_message()
 
 
 # -- hanging up early, and cleaning up -----------------------------------------------
