@@ -299,7 +299,7 @@ def stale_files(
 def find_exercise(name: str, paths: Sequence[Path]) -> Path:
     """The one path among `paths` that `name` names.
 
-    `name` is like "03", "03_live_preview" or "exercises/03_live_preview.ipynb".
+    `name` is like "04", "04_live_preview" or "exercises/04_live_preview.ipynb".
     """
     stem = Path(name).name.removesuffix(".ipynb")
     matches = [path for path in paths if path.stem == stem or path.stem.split("_")[0] == stem]
