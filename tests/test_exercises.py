@@ -938,10 +938,15 @@ def test_progress_on_solved_exercises_shows_every_check_passing(course, capsys):
 def test_progress_gives_credit_for_the_partial_json_challenge_stage_by_stage(course, capsys):
     _, exercises = course
     notebook, solution = exercise("03_partial_json"), read(SOLUTIONS_DIR / "03_partial_json.ipynb")
-    done = next(cell for cell in solution.cells if cell.get("id") == "strings")  # stage 1 only
+    stage_1 = {
+        cell.id: cell.source for cell in solution.cells if cell.get("id") in ("strings", "objects")
+    }
+    assert len(stage_1) == 2
     for cell in notebook.cells:
-        if cell.get("id") == "strings":
-            cell.source = "\n".join(line for line in done.source.split("\n") if "### " not in line)
+        if cell.get("id") in stage_1:
+            cell.source = "\n".join(
+                line for line in stage_1[cell.id].split("\n") if "### " not in line
+            )
     save(notebook, exercises / "03_partial_json.ipynb")
     table = progress_table(exercises, capsys, "03")
     assert re.search(
