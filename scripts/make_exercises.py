@@ -17,6 +17,11 @@ The region starts with comment lines: they are the hint the exercise keeps.
         ...the solution...
         ### END SOLUTION
 
+A markdown cell may ask the learner a question to answer in words: its answer
+sits between two lines of their own, `<!-- BEGIN SOLUTION -->` and
+`<!-- END SOLUTION -->`. The exercise shows, in their place, a line asking for
+the learner's answer (MARKDOWN_STUB); the cell is a learner cell, as below.
+
 Everything else is copied as it is: markdown, set-up cells, check cells and
 their tags, cell ids, notebook metadata. Outputs and execution counts are
 cleared (exercise notebooks are committed unexecuted). The exercise is a pure
@@ -33,6 +38,12 @@ cell. Answers, outputs, cells the learner added and metadata Jupyter adds on
 saving are the learner's and are never compared. Bringing an exercise up to
 date rewrites it whole, so it is refused while it holds answers (`--reset` or
 `--force` say yes to losing them).
+
+Exercises renamed (RENAMED, in streaming_lib/tools/progress.py: the exercises
+were renumbered into lesson order) leave a learner's copy under its old name
+where it is: nothing deletes, overwrites or checks it, `make progress` does not
+run it, and this script names it, with the exercise's new name, each time it
+runs, so that the learner can copy their answers across and delete it.
 
 Deliberately not handled: hidden tests, grading, solution-only cells, merging
 answers into a changed exercise (nbgrader does the first three if we ever need
@@ -53,6 +64,8 @@ from pathlib import Path
 import nbformat
 from IPython.core.inputtransformer2 import TransformerManager
 
+from streaming_lib.tools.progress import RENAMED
+
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS_DIR = ROOT / "solutions"
 EXERCISES_DIR = ROOT / "exercises"
@@ -60,6 +73,9 @@ EXERCISES_DIR = ROOT / "exercises"
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[ \t]*$")
 END = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
 STUB = 'raise NotImplementedError("your code here")'
+MARKDOWN_BEGIN = re.compile(r"^<!-- BEGIN SOLUTION -->[ \t]*$")  # a markdown cell's answer
+MARKDOWN_END = re.compile(r"^<!-- END SOLUTION -->[ \t]*$")
+MARKDOWN_STUB = "- *(your answer here: double-click this cell to write in it)*"
 STUB_KEY = "exercise_stub"  # learner cell metadata: the digest of the stub it was generated with
 EXERCISE_NAME = re.compile(
     r"^\d\d_\w+\.ipynb$"
@@ -70,23 +86,29 @@ class MarkerError(ValueError):
     """A solution's markers are unbalanced, or a region has no hint."""
 
 
-def solution_regions(source: str) -> list[tuple[int, int, str]]:
+def solution_regions(
+    source: str, markers: tuple[re.Pattern[str], re.Pattern[str]] = (BEGIN, END)
+) -> list[tuple[int, int, str]]:
     """(first line, last line, indent) of every marked region of a cell's source, markers included.
+
+    `markers`: the (begin, end) line patterns; a code cell's by default,
+    (MARKDOWN_BEGIN, MARKDOWN_END) for a markdown cell.
 
     >>> solution_regions(
     ...     "x = 1\\n    ### BEGIN SOLUTION\\n    # hint\\n    y = 2\\n    ### END SOLUTION"
     ... )
     [(1, 4, '    ')]
     """
+    begin, end = markers
     regions, start, indent = [], None, ""
     for number, line in enumerate(source.split("\n")):
-        if match := BEGIN.match(line):
+        if match := begin.match(line):
             if start is not None:
                 raise MarkerError(
                     f"line {number + 1}: BEGIN SOLUTION inside a region (begun line {start + 1})"
                 )
-            start, indent = number, match["indent"]
-        elif END.match(line):
+            start, indent = number, match.groupdict().get("indent") or ""
+        elif end.match(line):
             if start is None:
                 raise MarkerError(f"line {number + 1}: END SOLUTION without BEGIN SOLUTION")
             regions.append((start, number, indent))
@@ -96,10 +118,14 @@ def solution_regions(source: str) -> list[tuple[int, int, str]]:
     return regions
 
 
-def replace_regions(source: str, replace: Callable[[list[str], str], list[str]]) -> str:
+def replace_regions(
+    source: str,
+    replace: Callable[[list[str], str], list[str]],
+    markers: tuple[re.Pattern[str], re.Pattern[str]] = (BEGIN, END),
+) -> str:
     """`source` with every marked region (markers included) replaced by `replace(body, indent)`."""
     lines = source.split("\n")
-    for first, last, indent in reversed(solution_regions(source)):
+    for first, last, indent in reversed(solution_regions(source, markers)):
         lines[first : last + 1] = replace(lines[first + 1 : last], indent)
     return "\n".join(lines)
 
@@ -123,6 +149,17 @@ def strip_solutions(source: str) -> str:
     return replace_regions(source, stub)
 
 
+def strip_answers(source: str) -> str:
+    """A markdown cell's source with each answer region replaced by MARKDOWN_STUB.
+
+    >>> strip_answers("Why?\\n\\n<!-- BEGIN SOLUTION -->\\nBecause.\\n<!-- END SOLUTION -->")
+    'Why?\\n\\n- *(your answer here: double-click this cell to write in it)*'
+    """
+    return replace_regions(
+        source, lambda body, indent: [MARKDOWN_STUB], (MARKDOWN_BEGIN, MARKDOWN_END)
+    )
+
+
 def digest(source: str) -> str:
     """A short fingerprint (16 hex digits of SHA-256) of a cell's source.
 
@@ -139,6 +176,13 @@ def make_exercise(solution: nbformat.NotebookNode, name: str = "notebook") -> nb
     """
     exercise = copy.deepcopy(solution)
     for number, cell in enumerate(exercise.cells, 1):
+        if cell.cell_type == "markdown":
+            try:
+                if solution_regions(cell.source, (MARKDOWN_BEGIN, MARKDOWN_END)):
+                    cell.source = strip_answers(cell.source)
+                    cell.metadata[STUB_KEY] = digest(cell.source)
+            except MarkerError as error:
+                raise MarkerError(f"{name}, cell {number}: {error}") from None
         if cell.cell_type != "code":
             continue
         try:
@@ -247,7 +291,7 @@ def stale_files(
         ):
             stale[path] = found
     for path in sorted(exercises_dir.glob("*.ipynb")):
-        if path not in expected and EXERCISE_NAME.match(path.name):
+        if path not in expected and EXERCISE_NAME.match(path.name) and path.stem not in RENAMED:
             stale[path] = [f"there is no solutions/{path.name} any more"]
     return stale
 
@@ -255,7 +299,7 @@ def stale_files(
 def find_exercise(name: str, paths: Sequence[Path]) -> Path:
     """The one path among `paths` that `name` names.
 
-    `name` is like "03", "03_live_preview" or "exercises/03_live_preview.ipynb".
+    `name` is like "04", "04_live_preview" or "exercises/04_live_preview.ipynb".
     """
     stem = Path(name).name.removesuffix(".ipynb")
     matches = [path for path in paths if path.stem == stem or path.stem.split("_")[0] == stem]
@@ -266,6 +310,18 @@ def find_exercise(name: str, paths: Sequence[Path]) -> Path:
             f"(there are: {known})"
         )
     return matches[0]
+
+
+def renamed_copies(exercises_dir: Path = EXERCISES_DIR) -> dict[Path, Path]:
+    """{old path: new path} for every exercise file still under a name RENAMED has retired.
+
+    Such a file is the learner's: it is never deleted, overwritten or checked.
+    """
+    return {
+        exercises_dir / f"{old}.ipynb": exercises_dir / f"{new}.ipynb"
+        for old, new in RENAMED.items()
+        if (exercises_dir / f"{old}.ipynb").exists()
+    }
 
 
 def shown(path: Path) -> str:
@@ -325,6 +381,12 @@ def update(
             )
             status = 1
         # else: only outputs or metadata differ (the learner ran it): nothing to do
+    for old, new in renamed_copies(exercises_dir).items():
+        print(
+            f"kept: {shown(old)}, your copy from before the exercises were put in lesson order "
+            f"(now {shown(new)}); nothing reads or changes it: copy your answers across, "
+            "then delete it"
+        )
     return status
 
 

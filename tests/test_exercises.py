@@ -166,23 +166,38 @@ def exercise(name):
     return make_exercises.make_exercise(read(SOLUTIONS_DIR / f"{name}.ipynb"), name)
 
 
-def test_there_are_six_exercises_easiest_first():
+# The label at the top of every exercise: its lesson (a link that works), difficulty and minutes.
+LABEL = re.compile(
+    r"^\*\*Lesson:\*\* \[notebook (?P<lesson>\d\d)\]"
+    r"\(\.\./notebooks/(?P<file>(?P=lesson)_\w+\.ipynb)\)"
+    r" · \*\*Difficulty:\*\* [★☆]{3}( Challenge)? · \*\*Time:\*\* about \d+ minutes$",
+    re.M,
+)
+
+
+def test_there_are_six_exercises_in_the_order_of_the_lessons():
     assert NAMES == [
-        "01_thinking_blocks",
-        "02_partial_json",
-        "03_live_preview",
-        "04_line_splitter",
+        "01_line_splitter",
+        "02_thinking_blocks",
+        "03_partial_json",
+        "04_live_preview",
         "05_failing_well",
         "06_usage_accounting",
     ]
+    lessons = [LABEL.search(read(path).cells[0].source)["lesson"] for path in SOLUTIONS]
+    assert lessons == sorted(lessons)
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_each_notebook_says_how_to_check_it_and_which_lesson_it_practises(name):
+def test_each_notebook_says_how_to_check_it_and_its_lesson_difficulty_and_time(name):
     intro = read(SOLUTIONS_DIR / f"{name}.ipynb").cells[0]
     assert intro.cell_type == "markdown"
+    assert intro.source.startswith(f"# Exercise {int(name[:2])} · ")
     assert f"`.venv/bin/pytest --nbval-lax exercises/{name}.ipynb`" in intro.source
-    assert re.search(r"\(\.\./notebooks/0[0-6]_\w+\.ipynb\)", intro.source)
+    label = LABEL.search(intro.source)
+    assert label, f"{name}: no **Lesson:** ... · **Difficulty:** ... · **Time:** ... label"
+    assert (ROOT / "notebooks" / label["file"]).exists()
+    assert progress.lesson(read(SOLUTIONS_DIR / f"{name}.ipynb")) == f"notebook {label['lesson']}"
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -191,7 +206,7 @@ def test_each_solution_has_regions_checks_and_hints(name):
     assert any(make_exercises.solution_regions(cell.source) for cell in code_cells(notebook))
     assert len(check_ids(notebook)) >= 3
     assert any(
-        cell.cell_type == "markdown" and "## Hints" in cell.source for cell in notebook.cells
+        cell.cell_type == "markdown" and "<summary>Hint" in cell.source for cell in notebook.cells
     )
     # Regions sit inside functions, so an exercise's set-up cells run without them.
     for cell in code_cells(notebook):
@@ -235,8 +250,20 @@ def test_check_cells_are_numbered_in_order_from_1(name):
 def tasks_checked(notebook):
     """{check cell id: the tasks it runs}: a task is a cell the learner writes in, numbered in
     notebook order; a check runs a task when it uses a name that cell defines, directly or
-    through a helper defined in another cell."""
-    names_from = {}  # name -> the tasks whose code runs when it is used
+    through helpers defined in other cells. As in Python, a function's names are looked up
+    when it runs: through the definitions made by the cells above the check."""
+    defined = {}  # name -> (the task of the cell defining it, if any; the names that cell uses)
+
+    def reach(names):
+        tasks, seen, todo = set(), set(), list(names)
+        while todo:
+            name = todo.pop()
+            if name in defined and name not in seen:
+                seen.add(name)
+                tasks |= defined[name][0]
+                todo += defined[name][1]
+        return tasks
+
     checked, task = {}, 0
     for cell in code_cells(notebook):
         tree = ast.parse(TransformerManager().transform_cell(cell.source))
@@ -245,18 +272,17 @@ def tasks_checked(notebook):
         used = {n.id for n in names if isinstance(n.ctx, ast.Load)} - {
             n.id for n in names if isinstance(n.ctx, ast.Store)
         }
+        own = set()
         if make_exercises.solution_regions(cell.source):
             task += 1
-            runs = {task}
-        else:
-            runs = set().union(*(names_from.get(name, set()) for name in used))
+            own = {task}
         if is_check(cell):
-            checked[cell.id] = runs
+            checked[cell.id] = own | reach(used)
         for node in tree.body:
             targets = node.targets if isinstance(node, ast.Assign) else [node]
             for target in targets:
                 if isinstance(target, (ast.FunctionDef, ast.ClassDef, ast.Name)):
-                    names_from[getattr(target, "name", None) or target.id] = runs
+                    defined[getattr(target, "name", None) or target.id] = (own, used)
     return checked
 
 
@@ -296,14 +322,14 @@ class Mistake:
 
 MISTAKES = [
     Mistake(
-        "01_thinking_blocks",
+        "02_thinking_blocks",
         "ignores signature_delta",
         'block["thinking"] +=',
         fails=("check-my-stream-sdk", "check-fixtures-sdk"),
         edits=(('block["signature"] = delta["signature"]', "pass"),),
     ),
     Mistake(
-        "01_thinking_blocks",
+        "02_thinking_blocks",
         "writes a stream without signature_delta",
         "msg_by_hand",
         fails=("check-my-stream",),
@@ -313,19 +339,59 @@ MISTAKES = [
         """,
     ),
     Mistake(
-        "02_partial_json",
-        "parses strictly, or gives nothing",
-        "def skip_spaces",
-        fails=("check-example", "check-tricky", "check-every-prefix", "check-previews"),
+        "03_partial_json",
+        "ends a string at the first quote, escaped or not",
+        "jump over the escaped character",
+        fails=("check-strings", "check-flat-prefixes", "check-every-prefix", "check-previews"),
         code="""
-            try:
-                return json.loads(text)
-            except ValueError:
-                return None
+            end = text.find('"', i + 1)
+            if end < 0:
+                raise Incomplete
+            return json.loads(text[i : end + 1]), end + 1
         """,
     ),
     Mistake(
-        "02_partial_json",
+        "03_partial_json",
+        "gives nothing for an object that is not closed yet",
+        "result[key] = item",
+        fails=(
+            "check-strings",
+            "check-flat-prefixes",
+            "check-nesting",
+            "check-scalars",
+            "check-every-prefix",
+            "check-previews",
+        ),
+        edits=(("return result, len(text)", "raise"),),
+    ),
+    Mistake(
+        "03_partial_json",
+        "gives nothing for an array that is not closed yet",
+        "result.append(item)",
+        fails=("check-nesting", "check-scalars"),
+        edits=(("return result, len(text)", "raise"),),
+    ),
+    Mistake(
+        "03_partial_json",
+        "takes a number at the very end for an unfinished one",
+        "0123456789+-.eE",
+        fails=("check-scalars", "check-every-prefix"),
+        edits=(
+            (
+                "    if re.fullmatch(",
+                "    if j == len(text):\n        raise Incomplete\n    if re.fullmatch(",
+            ),
+        ),
+    ),
+    Mistake(
+        "03_partial_json",
+        "reads every number as a float",
+        "0123456789+-.eE",
+        fails=("check-scalars", "check-every-prefix"),
+        edits=(("json.loads(text[i:j]), j", "float(text[i:j]), j"),),
+    ),
+    Mistake(
+        "03_partial_json",
         "parses each fragment alone",
         "received +=",
         fails=("check-previews",),
@@ -335,7 +401,7 @@ MISTAKES = [
         """,
     ),
     Mistake(
-        "03_live_preview",
+        "04_live_preview",
         "a deny-list: refuses only max_tokens",
         'self.block_type != "tool_use"',
         fails=("check-allow-list",),
@@ -344,21 +410,21 @@ MISTAKES = [
         ),
     ),
     Mistake(
-        "03_live_preview",
+        "04_live_preview",
         "allows execution at max_tokens",
         'self.block_type != "tool_use"',
         fails=("check-max-tokens", "check-allow-list"),
         edits=(('if self.stop_reason != "tool_use":', "if self.stop_reason is None:"),),
     ),
     Mistake(
-        "03_live_preview",
+        "04_live_preview",
         "runs calls the API runs itself",
         'self.block_type != "tool_use"',
         fails=("check-server-tools",),
         edits=(('if self.block_type != "tool_use":', "if self.block_type is None:"),),
     ),
     Mistake(
-        "03_live_preview",
+        "04_live_preview",
         "runs at message_delta, before message_stop",
         'self.block_type != "tool_use"',
         fails=("check-waits",),
@@ -367,7 +433,7 @@ MISTAKES = [
         ),
     ),
     Mistake(
-        "03_live_preview",
+        "04_live_preview",
         "executes as soon as the block stops",
         'self.block_type != "tool_use"',
         fails=("check-waits", "check-max-tokens", "check-allow-list"),
@@ -377,7 +443,7 @@ MISTAKES = [
         ),
     ),
     Mistake(
-        "03_live_preview",
+        "04_live_preview",
         "runs arguments that are only a preview",
         'self.block_type != "tool_use"',
         fails=("check-whole-json",),
@@ -390,7 +456,7 @@ MISTAKES = [
         ),
     ),
     Mistake(
-        "03_live_preview",
+        "04_live_preview",
         "runs a block that never stopped",
         'self.block_type != "tool_use"',
         fails=("check-whole-json",),
@@ -402,7 +468,7 @@ MISTAKES = [
         ),
     ),
     Mistake(
-        "03_live_preview",
+        "04_live_preview",
         "skips the schema",
         'self.block_type != "tool_use"',
         fails=("check-schema",),
@@ -414,14 +480,14 @@ MISTAKES = [
         ),
     ),
     Mistake(
-        "03_live_preview",
+        "04_live_preview",
         "previews without unfinished strings",
         "trailing_strings=True",
         fails=("check-preview", "check-max-tokens"),
         edits=(("trailing_strings=True", "trailing_strings=False"),),
     ),
     Mistake(
-        "04_line_splitter",
+        "01_line_splitter",
         "splits on LF only",
         "re.split(rb",
         fails=("check-endings", "check-cr-split", "check-every-split"),
@@ -431,7 +497,7 @@ MISTAKES = [
         """,
     ),
     Mistake(
-        "04_line_splitter",
+        "01_line_splitter",
         "forgets a CR at the end of a chunk",
         "re.split(rb",
         fails=("check-cr-split", "check-every-split"),
@@ -441,7 +507,7 @@ MISTAKES = [
         """,
     ),
     Mistake(
-        "04_line_splitter",
+        "01_line_splitter",
         "decodes each chunk on its own",
         "re.split(rb",
         fails=("check-pending", "check-every-split"),
@@ -677,8 +743,8 @@ def edit_solution(path, cell_id, old, new):
 
 def test_a_filled_in_exercise_is_up_to_date_and_make_exercises_keeps_it(course, capsys):
     solutions, exercises = course
-    path = exercises / "03_live_preview.ipynb"
-    save(solved("03_live_preview"), path)
+    path = exercises / "04_live_preview.ipynb"
+    save(solved("04_live_preview"), path)
     filled = path.read_bytes()
     assert make_exercises.stale_files(solutions, exercises) == {}
     assert make_exercises.main(["--check"], solutions, exercises) == 0
@@ -691,55 +757,55 @@ def test_make_exercises_regenerates_untouched_exercises_and_refuses_to_overwrite
     course, capsys
 ):
     solutions, exercises = course
-    save(solved("03_live_preview"), exercises / "03_live_preview.ipynb")
-    filled = (exercises / "03_live_preview.ipynb").read_bytes()
-    # The author changes a check of exercise 1 and a hint of exercise 3.
+    save(solved("04_live_preview"), exercises / "04_live_preview.ipynb")
+    filled = (exercises / "04_live_preview.ipynb").read_bytes()
+    # The author changes a check of exercise 2 and a hint of exercise 4.
     edit_solution(
-        solutions / "01_thinking_blocks.ipynb",
+        solutions / "02_thinking_blocks.ipynb",
         "check-my-stream",
         "# Check 2: your stream",
         "# Check 2: the stream",
     )
     edit_solution(
-        solutions / "03_live_preview.ipynb", "view", "# Allow, never deny", "# Allow; never deny"
+        solutions / "04_live_preview.ipynb", "view", "# Allow, never deny", "# Allow; never deny"
     )
     stale = make_exercises.stale_files(solutions, exercises)
     assert {path.name: why for path, why in stale.items()} == {
-        "01_thinking_blocks.ipynb": ["cell 'check-my-stream' has changed"],
-        "03_live_preview.ipynb": ["the stub of cell 'view' has changed"],
+        "02_thinking_blocks.ipynb": ["cell 'check-my-stream' has changed"],
+        "04_live_preview.ipynb": ["the stub of cell 'view' has changed"],
     }
     assert make_exercises.main([], solutions, exercises) == 1
     out, err = capsys.readouterr()
-    assert out == "wrote: " + str(exercises / "01_thinking_blocks.ipynb") + "\n"
-    assert "not overwritten: " + str(exercises / "03_live_preview.ipynb") in err
+    assert out == "wrote: " + str(exercises / "02_thinking_blocks.ipynb") + "\n"
+    assert "not overwritten: " + str(exercises / "04_live_preview.ipynb") in err
     assert "your answer in cell 'view'" in err
     assert "which you added" in err
-    assert "python scripts/make_exercises.py --reset 03" in err
-    assert (exercises / "03_live_preview.ipynb").read_bytes() == filled
+    assert "python scripts/make_exercises.py --reset 04" in err
+    assert (exercises / "04_live_preview.ipynb").read_bytes() == filled
     assert list(make_exercises.stale_files(solutions, exercises)) == [
-        exercises / "03_live_preview.ipynb"
+        exercises / "04_live_preview.ipynb"
     ]
 
 
 def test_reset_puts_back_only_the_named_exercise_as_handed_out(course, capsys):
     solutions, exercises = course
-    for name in ("03_live_preview", "04_line_splitter"):
+    for name in ("04_live_preview", "01_line_splitter"):
         save(solved(name), exercises / f"{name}.ipynb")
-    filled = (exercises / "04_line_splitter.ipynb").read_bytes()
-    assert make_exercises.main(["--reset", "03"], solutions, exercises) == 0
-    assert "reset: " + str(exercises / "03_live_preview.ipynb") in capsys.readouterr().out
+    filled = (exercises / "01_line_splitter.ipynb").read_bytes()
+    assert make_exercises.main(["--reset", "04"], solutions, exercises) == 0
+    assert "reset: " + str(exercises / "04_live_preview.ipynb") in capsys.readouterr().out
     expected = make_exercises.exercise_files(solutions, exercises)
-    assert (exercises / "03_live_preview.ipynb").read_text(encoding="utf-8") == expected[
-        exercises / "03_live_preview.ipynb"
+    assert (exercises / "04_live_preview.ipynb").read_text(encoding="utf-8") == expected[
+        exercises / "04_live_preview.ipynb"
     ]
-    assert (exercises / "04_line_splitter.ipynb").read_bytes() == filled
+    assert (exercises / "01_line_splitter.ipynb").read_bytes() == filled
     with pytest.raises(SystemExit, match="no exercise of that name"):
         make_exercises.main(["--reset", "07"], solutions, exercises)
 
 
 def test_force_regenerates_every_exercise_answers_or_not(course):
     solutions, exercises = course
-    save(solved("04_line_splitter"), exercises / "04_line_splitter.ipynb")
+    save(solved("01_line_splitter"), exercises / "01_line_splitter.ipynb")
     assert make_exercises.main(["--force"], solutions, exercises) == 0
     expected = make_exercises.exercise_files(solutions, exercises)
     assert all(path.read_text(encoding="utf-8") == text for path, text in expected.items())
@@ -748,7 +814,7 @@ def test_force_regenerates_every_exercise_answers_or_not(course):
 def test_an_exercise_generated_before_its_hint_changed_is_out_of_date_even_untouched(course):
     solutions, exercises = course
     edit_solution(
-        solutions / "04_line_splitter.ipynb",
+        solutions / "01_line_splitter.ipynb",
         "splitter",
         "# The stream has ended",
         "# The stream is over",
@@ -760,13 +826,66 @@ def test_an_exercise_generated_before_its_hint_changed_is_out_of_date_even_untou
 
 def test_a_missing_exercise_or_one_left_from_a_removed_solution_is_out_of_date(course):
     solutions, exercises = course
-    (exercises / "02_partial_json.ipynb").unlink()
-    (exercises / "07_gone.ipynb").write_bytes((exercises / "01_thinking_blocks.ipynb").read_bytes())
-    (exercises / "01_thinking_blocks-Copy1.ipynb").write_bytes(
-        (exercises / "01_thinking_blocks.ipynb").read_bytes()
+    (exercises / "03_partial_json.ipynb").unlink()
+    (exercises / "07_gone.ipynb").write_bytes((exercises / "02_thinking_blocks.ipynb").read_bytes())
+    (exercises / "02_thinking_blocks-Copy1.ipynb").write_bytes(
+        (exercises / "02_thinking_blocks.ipynb").read_bytes()
     )
     stale = make_exercises.stale_files(solutions, exercises)
-    assert sorted(path.name for path in stale) == ["02_partial_json.ipynb", "07_gone.ipynb"]
+    assert sorted(path.name for path in stale) == ["03_partial_json.ipynb", "07_gone.ipynb"]
+
+
+def test_a_learners_copy_under_a_name_from_before_the_renumbering_is_kept_and_named(course, capsys):
+    solutions, exercises = course
+    # A learner filled in the line splitter when it was exercise 04, and kept an untouched 02.
+    old_filled, old_untouched = (
+        exercises / "04_line_splitter.ipynb",
+        exercises / "02_partial_json.ipynb",
+    )
+    save(solved("01_line_splitter"), old_filled)
+    old_untouched.write_bytes((exercises / "03_partial_json.ipynb").read_bytes())
+    kept = {path: path.read_bytes() for path in (old_filled, old_untouched)}
+    assert make_exercises.stale_files(solutions, exercises) == {}
+    assert make_exercises.main(["--check"], solutions, exercises) == 0
+    assert make_exercises.main([], solutions, exercises) == 0
+    assert make_exercises.main(["--force"], solutions, exercises) == 0
+    assert {path: path.read_bytes() for path in kept} == kept
+    out = capsys.readouterr().out
+    assert (
+        f"kept: {old_filled}, your copy from before the exercises were put in lesson order" in out
+    )
+    assert f"(now {exercises / '01_line_splitter.ipynb'})" in out
+    assert make_exercises.renamed_copies(exercises) == {
+        old_filled: exercises / "01_line_splitter.ipynb",
+        old_untouched: exercises / "03_partial_json.ipynb",
+    }
+    # `--reset 02` names today's exercise 02 only.
+    assert make_exercises.find_exercise(
+        "02", list(make_exercises.exercise_files(solutions, exercises))
+    ) == (exercises / "02_thinking_blocks.ipynb")
+    assert [p.name for p in progress.exercise_paths(exercises, ["02"])] == [
+        "02_thinking_blocks.ipynb"
+    ]
+    assert [p.stem for p in progress.exercise_paths(exercises)] == NAMES
+
+
+def test_a_written_answer_to_a_question_is_the_learners_and_never_overwritten(course, capsys):
+    solutions, exercises = course
+    path = exercises / "04_live_preview.ipynb"
+    notebook = read(path)
+    answer = next(cell for cell in notebook.cells if cell.get("id") == "design-answer")
+    assert answer.source.endswith(make_exercises.MARKDOWN_STUB)
+    assert "model answer" not in answer.source
+    answer.source = answer.source.replace(make_exercises.MARKDOWN_STUB, "- the fragments so far")
+    save(notebook, path)
+    written = path.read_bytes()
+    assert make_exercises.stale_files(solutions, exercises) == {}
+    edit_solution(
+        solutions / "04_live_preview.ipynb", "design-answer", "**Your answer:**", "**Yours:**"
+    )
+    assert make_exercises.main([], solutions, exercises) == 1
+    assert "your answer in cell 'design-answer'" in capsys.readouterr().err
+    assert path.read_bytes() == written
 
 
 # -- make progress ----------------------------------------------------------------------------
@@ -791,14 +910,17 @@ def test_progress_on_the_exercises_as_handed_out_shows_no_check_passing(course, 
     _, exercises = course
     table = progress_table(exercises, capsys)
     for name in NAMES:
-        lesson = progress.practises(read(SOLUTIONS_DIR / f"{name}.ipynb"))
+        lesson = progress.lesson(read(SOLUTIONS_DIR / f"{name}.ipynb"))
         assert re.fullmatch(
             rf"{name} +{re.escape(lesson)} +0 of {check_count(name)}  "
             r"Check 1: NotImplementedError: your code here",
             row(table, name),
         )
     assert f"0 of 6 exercises done; 0 of {sum(map(check_count, NAMES))} checks pass." in table
-    assert "Next: 01_thinking_blocks, Check 1: on recorded streams" in table
+    assert (
+        "Next: 01_line_splitter, Check 1: every kind of line ending, each stream in one chunk."
+        in table
+    )
 
 
 def test_progress_on_solved_exercises_shows_every_check_passing(course, capsys):
@@ -813,19 +935,41 @@ def test_progress_on_solved_exercises_shows_every_check_passing(course, capsys):
     assert "6 of 6 exercises done" in table and "Next:" not in table
 
 
+def test_progress_gives_credit_for_the_partial_json_challenge_stage_by_stage(course, capsys):
+    _, exercises = course
+    notebook, solution = exercise("03_partial_json"), read(SOLUTIONS_DIR / "03_partial_json.ipynb")
+    stage_1 = {
+        cell.id: cell.source for cell in solution.cells if cell.get("id") in ("strings", "objects")
+    }
+    assert len(stage_1) == 2
+    for cell in notebook.cells:
+        if cell.get("id") in stage_1:
+            cell.source = "\n".join(
+                line for line in stage_1[cell.id].split("\n") if "### " not in line
+            )
+    save(notebook, exercises / "03_partial_json.ipynb")
+    table = progress_table(exercises, capsys, "03")
+    assert re.search(
+        r" 2 of 6  Check 3: NotImplementedError: your code here$", row(table, "03_partial_json")
+    )
+    assert (
+        "Next: 03_partial_json, Check 3: arrays, and objects and arrays inside each other" in table
+    )
+
+
 def test_progress_names_the_first_failing_check_and_counts_the_others(course, capsys):
     _, exercises = course
     [mistake] = [m for m in MISTAKES if m.name == "forgets a CR at the end of a chunk"]
     save(
-        with_mistake(read(SOLUTIONS_DIR / "04_line_splitter.ipynb"), mistake),
-        exercises / "04_line_splitter.ipynb",
+        with_mistake(read(SOLUTIONS_DIR / "01_line_splitter.ipynb"), mistake),
+        exercises / "01_line_splitter.ipynb",
     )
-    table = progress_table(exercises, capsys, "04")
-    assert row(table, "04_line_splitter").endswith(
+    table = progress_table(exercises, capsys, "01")
+    assert row(table, "01_line_splitter").endswith(
         " 2 of 4  Check 3: a CRLF split across chunks: chunk 2 (b'\\ndata: {}\\r') should c…"
     )
-    assert "01_thinking_blocks" not in table
-    assert "Next: 04_line_splitter, Check 3: a CR at the end of one chunk" in table
+    assert "02_thinking_blocks" not in table
+    assert "Next: 01_line_splitter, Check 3: a CR at the end of one chunk" in table
 
 
 def test_progress_blames_the_learners_own_cell_when_it_fails_before_the_checks():
@@ -886,8 +1030,8 @@ def test_nbval_reports_a_failing_check_under_its_own_name_not_its_cell_number(co
     (exercises / "conftest.py").write_bytes((EXERCISES_DIR / "conftest.py").read_bytes())
     [mistake] = [m for m in MISTAKES if m.name == "forgets a CR at the end of a chunk"]
     save(
-        with_mistake(read(SOLUTIONS_DIR / "04_line_splitter.ipynb"), mistake),
-        exercises / "04_line_splitter.ipynb",
+        with_mistake(read(SOLUTIONS_DIR / "01_line_splitter.ipynb"), mistake),
+        exercises / "01_line_splitter.ipynb",
     )
     run = subprocess.run(
         [
@@ -898,7 +1042,7 @@ def test_nbval_reports_a_failing_check_under_its_own_name_not_its_cell_number(co
             "-p",
             "no:cacheprovider",
             "--color=no",
-            "exercises/04_line_splitter.ipynb",
+            "exercises/01_line_splitter.ipynb",
         ],
         cwd=exercises.parent,
         capture_output=True,
@@ -908,8 +1052,8 @@ def test_nbval_reports_a_failing_check_under_its_own_name_not_its_cell_number(co
     assert run.returncode == 1, run.stdout + run.stderr
     failed = re.findall(r"^FAILED (.+?) - ", run.stdout, re.M)
     assert failed == [
-        "exercises/04_line_splitter.ipynb::Check 3",
-        "exercises/04_line_splitter.ipynb::Check 4",
+        "exercises/01_line_splitter.ipynb::Check 3",
+        "exercises/01_line_splitter.ipynb::Check 4",
     ], run.stdout
     assert (
         "Check 3: a CR at the end of one chunk, and its LF at the start of the next.\n"

@@ -8,7 +8,8 @@ Each exercise notebook runs top to bottom in a fresh `python3` kernel (nbclient)
 in the exercises' folder, errors allowed, so that every check gets its turn. A
 check is a cell tagged `check`; its first line names it, `# Check N: what it
 checks`. A check passes when its cell runs without raising. The table says, for
-each exercise, the lesson it practises, the checks passed of all its checks, and
+each exercise, the lesson it practises (from the `**Lesson:** [notebook 02](...)` label
+at the top of the notebook), the checks passed of all its checks, and
 the first failure: the check (or, when the learner's own cell raised first, that
 cell) and the first line of its message.
 
@@ -16,6 +17,10 @@ It runs the notebooks as last saved, and writes nothing back: the learner's
 notebooks stay as they are. The table is
 the same from run to run for the same answers (no timings, no paths); the
 progress bar, on stderr, shows only on a terminal and is gone when the run ends.
+
+Only the exercises of today's names run: a learner's copy of an exercise under
+a name it had before the exercises were renumbered into lesson order (RENAMED)
+is theirs, and left alone (`scripts/make_exercises.py` names it).
 
 Not handled: grading, hidden tests, timing. A cell that runs longer than
 TIMEOUT seconds stops that exercise's run: the table says so, and its checks
@@ -45,9 +50,20 @@ TIMEOUT = 120  # seconds per cell: every check of a right answer takes a few
 MESSAGE_WIDTH = 72  # characters of the first failure shown in the table
 
 CHECK_LINE = re.compile(r"^# (?P<name>Check \d+):\s*(?P<what>.*)$")  # a check cell's first line
-PRACTISES = re.compile(
-    r"\*\*Practises:\*\*\s*\[(?P<lesson>[^\]]+)\]"
-)  # in the exercise's first cell
+# In the exercise's first cell: "**Lesson:** [notebook 02](../notebooks/02_chunks_to_lines.ipynb)".
+# (Before the renumbering the label was "**Practises:** [02 · From network chunks to lines](...)".)
+LESSON = re.compile(r"\*\*(?:Lesson|Practises):\*\*\s*\[(?P<lesson>[^\]]+)\]")
+PRACTISES = LESSON  # the old name
+EXERCISE_NAME = re.compile(r"^\d\d_\w+\.ipynb$")  # "01_line_splitter.ipynb"; not "...-Copy1.ipynb"
+
+# The exercises were renumbered to follow the lessons: {old name: new name}. A file still under
+# an old name is a learner's copy: nothing runs, checks, overwrites or deletes it.
+RENAMED = {
+    "04_line_splitter": "01_line_splitter",
+    "01_thinking_blocks": "02_thinking_blocks",
+    "02_partial_json": "03_partial_json",
+    "03_live_preview": "04_live_preview",
+}
 
 
 def check_name(cell: nbformat.NotebookNode) -> str | None:
@@ -63,11 +79,19 @@ def check_name(cell: nbformat.NotebookNode) -> str | None:
     return match["name"] if match else f"the check in cell {cell.get('id')!r}"
 
 
-def practises(notebook: nbformat.NotebookNode) -> str:
-    """The lesson an exercise practises (str), from its first cell's **Practises:** link; "" if
-    none."""
-    match = PRACTISES.search(notebook.cells[0].source) if notebook.cells else None
+def lesson(notebook: nbformat.NotebookNode) -> str:
+    """The lesson an exercise practises (str, "notebook 02"), from the link of its first cell's
+    **Lesson:** label; "" if none.
+
+    >>> label = "**Lesson:** [notebook 02](../notebooks/02_chunks_to_lines.ipynb) · **Time:** ..."
+    >>> lesson(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(label)]))
+    'notebook 02'
+    """
+    match = LESSON.search(notebook.cells[0].source) if notebook.cells else None
     return match["lesson"] if match else ""
+
+
+practises = lesson  # the old name
 
 
 def shorten(text: str, width: int = MESSAGE_WIDTH) -> str:
@@ -85,14 +109,19 @@ class Result:
     """One exercise's standing: `passed` checks of `total`; `failure` the first error ("" when
     none)."""
 
-    name: str  # the notebook's stem, "04_line_splitter"
-    practises: str  # the lesson, "02 · From network chunks to lines"
+    name: str  # the notebook's stem, "01_line_splitter"
+    lesson: str  # the lesson it practises, "notebook 02"
     passed: int
     total: int
     failure: str  # "Check 1: NotImplementedError: your code here"
     failed_check: str = (
         ""  # the first failing check's first line, "Check 1: every kind of line ending, ..."
     )
+
+    @property
+    def practises(self) -> str:
+        """The old name of `lesson`."""
+        return self.lesson
 
 
 def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Result:
@@ -130,15 +159,15 @@ def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Res
             break
     failure = failure or shorten(stopped)
     return Result(
-        name, practises(executed), len(checks) - len(failed), len(checks), failure, failed_check
+        name, lesson(executed), len(checks) - len(failed), len(checks), failure, failed_check
     )
 
 
 def table(results: list[Result]) -> str:
     """The progress table (str, lines joined by newlines), and a last line of totals."""
-    rows = [("exercise", "practises", "checks", "first failure")]
+    rows = [("exercise", "lesson", "checks", "first failure")]
     rows += [
-        (r.name, r.practises, f"{r.passed} of {r.total}", r.failure or "all pass") for r in results
+        (r.name, r.lesson, f"{r.passed} of {r.total}", r.failure or "all pass") for r in results
     ]
     widths = [max(len(row[column]) for row in rows) for column in range(3)]
     lines = [
@@ -202,9 +231,13 @@ async def execute(paths: list[Path], folder: Path) -> list[tuple[nbformat.Notebo
 
 
 def exercise_paths(folder: Path, names: Sequence[str] = ()) -> list[Path]:
-    """The exercise notebooks of `folder` (NN_name.ipynb), or those `names` names ("03" or
-    "03_live_preview")."""
-    paths = sorted(path for path in folder.glob("*.ipynb") if re.match(r"\d\d_", path.name))
+    """The exercise notebooks of `folder` (NN_name.ipynb, not a name RENAMED has retired), or
+    those `names` names ("03" or "03_partial_json")."""
+    paths = sorted(
+        path
+        for path in folder.glob("*.ipynb")
+        if EXERCISE_NAME.match(path.name) and path.stem not in RENAMED
+    )
     if not names:
         return paths
     chosen = [path for path in paths if path.stem in names or path.stem[:2] in names]
