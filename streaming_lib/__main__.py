@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
         "names",
         nargs="*",
         metavar="NN",
-        help="only these exercises (03 or 03_live_preview; default: all)",
+        help="only these exercises (03 or 03_partial_json; default: all)",
     )
     progress.add_argument(
         "--dir",
