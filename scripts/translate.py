@@ -3,6 +3,7 @@
     python scripts/translate.py build      # write notebooks/zh, solutions/zh from i18n/zh
     python scripts/translate.py check      # exit 1 and name every stale or missing cell
     python scripts/translate.py todo NAME  # the English text of the cells NAME still needs
+    python scripts/translate.py skeleton NAME  # start (or complete) NAME's translation file
 
 Authors never edit a Chinese notebook: they edit the English one, then the
 translation file, then run `build` (and `scripts/execute_notebooks.py zh/` to
@@ -225,14 +226,61 @@ def todo(name: str) -> str:
     return "\n".join(out)
 
 
+class _Block(str):
+    """A string written as a YAML block (`|`): a cell's text stays readable in the file."""
+
+
+def _block(dumper: yaml.SafeDumper, text: _Block) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(text), style="|")
+
+
+yaml.SafeDumper.add_representer(_Block, _block)
+
+
+def dump_translation(english: Path, cells: dict[str, Any]) -> Path:
+    """Write `cells` as the translation file of `english`, in the English cells' order."""
+    order = [cell.id for cell in nbformat.read(english, as_version=4).cells]
+    ordered = {
+        key: cells[key]
+        for key in sorted(
+            cells, key=lambda k: (k not in order, order.index(k) if k in order else 0)
+        )
+    }
+    for entry in ordered.values():
+        if isinstance(entry.get("zh"), str) and "\n" in entry["zh"]:
+            entry["zh"] = _Block(entry["zh"].rstrip("\n") + "\n")
+    path = translation_path(english)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    title = (
+        f"# The Chinese edition of {english.relative_to(ROOT).as_posix()} (scripts/translate.py)\n"
+    )
+    body = yaml.safe_dump({"cells": ordered}, allow_unicode=True, sort_keys=False, width=1000)
+    path.write_text(title + body, encoding="utf-8")
+    return path
+
+
+def skeleton(name: str) -> Path:
+    """Add an entry for every markdown cell of notebook `name` that has none: its hash, and
+    its English text as the `zh` to translate. Entries already there are kept."""
+    english = next(p for p in english_notebooks() if p.stem.startswith(name) or name in str(p))
+    cells = load_translation(english)
+    for cell in nbformat.read(english, as_version=4).cells:
+        if cell.cell_type == "markdown" and cell.id not in cells:
+            cells[cell.id] = {"en": cell_hash(cell.source), "zh": cell.source}
+    return dump_translation(english, cells)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["build", "check", "todo"])
-    parser.add_argument("name", nargs="?", help="todo: a notebook name or prefix")
+    parser.add_argument("command", choices=["build", "check", "todo", "skeleton"])
+    parser.add_argument("name", nargs="?", help="todo, skeleton: a notebook's path or prefix")
     args = parser.parse_args(argv)
     if args.command == "build":
         for path in build():
             print(f"wrote {path.relative_to(ROOT)}")
+        return 0
+    if args.command == "skeleton":
+        print(f"wrote {skeleton(args.name or '').relative_to(ROOT)}")
         return 0
     if args.command == "todo":
         print(todo(args.name or ""))
