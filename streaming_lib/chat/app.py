@@ -247,7 +247,7 @@ def build_app(
         cut = [False]
 
         async def relay() -> AsyncIterator[bytes]:
-            # What must not buffer, the lesson of notebook 06's proxy section:
+            # What must not buffer (the bonus notebook on proxies, bonus/06_proxies_nginx):
             # `aiter_raw` yields each chunk as it is read from the socket (no
             # decoding, no waiting for a full line or event), and StreamingResponse
             # writes each one at once; the response says `cache-control: no-cache`

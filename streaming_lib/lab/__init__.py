@@ -9,7 +9,7 @@
                     it (uvicorn)
     network.py      our decoders fed by a real httpx response, with a stopwatch
                     (notebooks 00 and 06)
-    proxy_lab.py    the same stream through nginx: buffering and gzip (notebook 06)
+    proxy_lab.py    the same stream through nginx: buffering and gzip (bonus/06_proxies_nginx)
     record.py       save one real API stream, byte for byte, as a fixture
 
 Nothing here is imported by `import streaming_lib`: the pipeline needs no HTTP.
