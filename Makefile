@@ -3,6 +3,9 @@
 #   make test   set up .venv on first use, then run every test and notebook check
 # and, while doing the exercises:
 #   make progress   run every exercise's checks; one row per exercise, how far you are
+# and the Chinese edition (中文版, README.zh-CN.md):
+#   make lab-zh       open the course at notebooks/zh/00_start_here.ipynb
+#   make progress-zh  the Chinese exercises' checks (exercises/zh), the table in Chinese
 # and, for authors:
 #   make check      ruff and mypy, as CI runs them before the tests
 #   make lock       rewrite constraints.txt from what .venv holds
@@ -12,7 +15,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: lab test check lock progress bench notebooks exercises slides cheatsheet clean
+.PHONY: lab lab-zh test check lock progress progress-zh bench notebooks exercises slides cheatsheet clean
 
 # The versions installed are the exact ones of constraints.txt, so a new release
 # of anthropic, pydantic or jiter cannot change what the tests compare.
@@ -32,6 +35,10 @@ lab: $(BIN)/.installed
 	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb \
 		$(if $(filter 0,$(shell id -u)),--allow-root)
 
+lab-zh: $(BIN)/.installed
+	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/zh/00_start_here.ipynb \
+		$(if $(filter 0,$(shell id -u)),--allow-root)
+
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest tests
 	$(BIN)/python -m pytest --nbval notebooks solutions --nbval-sanitize-with notebooks/sanitize.cfg
@@ -46,6 +53,9 @@ lock: $(BIN)/.installed
 
 progress: $(BIN)/.installed
 	$(BIN)/python -m streaming_lib progress
+
+progress-zh: $(BIN)/.installed
+	$(BIN)/python -m streaming_lib progress --lang zh
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks
@@ -62,7 +72,7 @@ slides: $(BIN)/.installed
 cheatsheet: $(BIN)/.installed
 	$(BIN)/python scripts/cheatsheet.py
 
-# Regenerates exercises/ from solutions/, but never one holding a learner's answers
+# Regenerates exercises/ from solutions/ (and exercises/zh/ from solutions/zh/), but never one holding a learner's answers
 # (it says which, and how to reset it: scripts/make_exercises.py --reset NN).
 exercises: $(BIN)/.installed
 	$(BIN)/python scripts/make_exercises.py

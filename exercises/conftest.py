@@ -2,8 +2,9 @@
 
 nbval names each code cell's test "Cell N", counting code cells from 0, so the
 third check of an exercise could fail as "Cell 7". Here each check cell's test
-takes the name on its first line instead (`# Check 2: ...` -> "Check 2"), and its
-failure report starts with that whole line: what the check checks.
+takes the name on its first line instead (`# Check 2: ...` -> "Check 2"; in the
+Chinese edition, exercises/zh/, `# 检查 2：...` -> "检查 2"), and its failure
+report starts with that whole line: what the check checks.
 Other cells keep nbval's names. Nothing else about nbval changes.
 """
 

@@ -1,6 +1,7 @@
 """The README's two commands without `make` (Windows, or any machine without it).
 
     python scripts/course.py lab        # set up .venv on first use, then open the course
+    python scripts/course.py lab --zh   # the same, opening the Chinese edition (中文版)
     python scripts/course.py test       # set up .venv on first use, then run every test
     python scripts/course.py settings   # write JupyterLab's settings for this environment
 
@@ -24,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 FIRST_NOTEBOOK = "notebooks/00_start_here.ipynb"
+FIRST_NOTEBOOK_ZH = "notebooks/zh/00_start_here.ipynb"  # the Chinese edition's (`lab --zh`)
 # JupyterLab reads overrides.json from <environment>/share/jupyter/lab/settings.
 LAB_OVERRIDES = {
     "@jupyterlab/apputils-extension:notification": {
@@ -102,13 +104,16 @@ def test_commands(python: Path) -> list[list[str]]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["lab", "test", "settings"])
+    parser.add_argument(
+        "--zh", action="store_true", help="lab: open the Chinese edition (notebooks/zh/)"
+    )
     args = parser.parse_args(argv)
     if args.command == "settings":
         print(f"wrote {write_settings(Path(sys.prefix)).relative_to(sys.prefix)}")
         return
     python = setup()
     if args.command == "lab":
-        run(*lab_command(python))
+        run(*lab_command(python, FIRST_NOTEBOOK_ZH if args.zh else FIRST_NOTEBOOK))
     else:
         for command in test_commands(python):
             run(*command)

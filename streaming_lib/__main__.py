@@ -5,8 +5,9 @@ serve [--fixture F] [--port P] [--pace SECONDS]
                                         replay a stream as a local Messages API (lab/server.py)
 record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY;
                                         lab/record.py)
-progress [NN ...] [--dir DIR]           run the exercises' checks; one row per exercise
-                                        (tools/progress.py)
+progress [NN ...] [--dir DIR] [--lang zh]
+                                        run the exercises' checks; one row per exercise
+                                        (tools/progress.py); --lang zh: exercises/zh/, in Chinese
 chat [--port P] [--fixture F] [--pace SECONDS] [--host H]
                                         the chat page and its relay, on 127.0.0.1 (chat/)
 """
@@ -91,7 +92,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         metavar="DIR",
-        help="the exercises' folder (default: exercises/)",
+        help="the exercises' folder (default: exercises/, or exercises/zh/ with --lang zh)",
+    )
+    progress.add_argument(
+        "--lang",
+        choices=["en", "zh"],
+        default=None,
+        help="the edition: zh runs the Chinese exercises (exercises/zh/) and prints the table "
+        "in Chinese (default: en, or zh when --dir is a folder named zh)",
     )
 
     chat = commands.add_parser(
@@ -162,17 +170,21 @@ def main(argv: list[str] | None = None) -> int:
         from .tools.progress import EXERCISES_DIR, table
         from .tools.progress import run as run_progress
 
-        # The repository's exercises (an editable install), else those of the current folder.
+        # The repository's exercises (an editable install), else those of the current folder;
+        # the Chinese edition's are in their zh/ folder.
+        lang = args.lang or ("zh" if args.dir is not None and args.dir.name == "zh" else "en")
         folder = args.dir or (EXERCISES_DIR if EXERCISES_DIR.is_dir() else Path("exercises"))
+        if args.dir is None and lang == "zh":
+            folder = folder / "zh"
         if not folder.is_dir():
             build_parser().error(
                 f"no such folder: {folder} (pass the exercises' folder with --dir)"
             )
         try:
-            results = run_progress(folder, args.names)
+            results = run_progress(folder, args.names, lang)
         except ValueError as error:
             build_parser().error(str(error))
-        print(table(results))
+        print(table(results, lang))
         return 0
     return 2
 

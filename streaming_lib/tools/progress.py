@@ -3,15 +3,18 @@
     python -m streaming_lib progress            every exercise in exercises/
     python -m streaming_lib progress 03 05      just these
     make progress                               the same, from the repository root
+    python -m streaming_lib progress --lang zh  the Chinese edition, exercises/zh/, with the
+    make progress-zh                            table in Chinese (`--dir exercises/zh` too)
 
 Each exercise notebook runs top to bottom in a fresh `python3` kernel (nbclient),
 in the exercises' folder, errors allowed, so that every check gets its turn. A
 check is a cell tagged `check`; its first line names it, `# Check N: what it
-checks`. A check passes when its cell runs without raising. The table says, for
+checks` (in the Chinese edition `# 检查 N：它检查什么`, named "检查 N"). A check
+passes when its cell runs without raising. The table says, for
 each exercise, the lesson it practises (from the `**Lesson:** [notebook 02](...)` label
-at the top of the notebook), the checks passed of all its checks, and
-the first failure: the check (or, when the learner's own cell raised first, that
-cell) and the first line of its message.
+at the top of the notebook; `**课程：** [第 02 课](...)` in Chinese), the checks
+passed of all its checks, and the first failure: the check (or, when the
+learner's own cell raised first, that cell) and the first line of its message.
 
 It runs the notebooks as last saved, and writes nothing back: the learner's
 notebooks stay as they are. The table is
@@ -33,6 +36,7 @@ import asyncio
 import os
 import re
 import subprocess
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +46,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError
 from tqdm import tqdm
 
+from .i18n import PROGRESS, words
+
 # The course repository, this file being streaming_lib/tools/progress.py (the package is installed
 # editable).
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,10 +55,13 @@ EXERCISES_DIR = ROOT / "exercises"
 TIMEOUT = 120  # seconds per cell: every check of a right answer takes a few
 MESSAGE_WIDTH = 72  # characters of the first failure shown in the table
 
-CHECK_LINE = re.compile(r"^# (?P<name>Check \d+):\s*(?P<what>.*)$")  # a check cell's first line
-# In the exercise's first cell: "**Lesson:** [notebook 02](../notebooks/02_chunks_to_lines.ipynb)".
+# A check cell's first line: "# Check 2: what it checks", or in Chinese "# 检查 2：它检查什么"
+# (a full-width colon).
+CHECK_LINE = re.compile(r"^# (?P<name>(?:Check|检查) \d+)\s*[:：]\s*(?P<what>.*)$")
+# In the exercise's first cell: "**Lesson:** [notebook 02](../notebooks/02_chunks_to_lines.ipynb)",
+# in Chinese "**课程：** [第 02 课](...)".
 # (Before the renumbering the label was "**Practises:** [02 · From network chunks to lines](...)".)
-LESSON = re.compile(r"\*\*(?:Lesson|Practises):\*\*\s*\[(?P<lesson>[^\]]+)\]")
+LESSON = re.compile(r"\*\*(?:Lesson|Practises|课程)[:：]\*\*\s*\[(?P<lesson>[^\]]+)\]")
 PRACTISES = LESSON  # the old name
 EXERCISE_NAME = re.compile(r"^\d\d_\w+\.ipynb$")  # "01_line_splitter.ipynb"; not "...-Copy1.ipynb"
 
@@ -72,6 +81,8 @@ def check_name(cell: nbformat.NotebookNode) -> str | None:
     >>> source = "# Check 2: a CR at the end of a chunk.\\nassert True"
     >>> check_name(nbformat.v4.new_code_cell(source, metadata={"tags": ["check"]}))
     'Check 2'
+    >>> check_name(nbformat.v4.new_code_cell("# 检查 2：行尾。", metadata={"tags": ["check"]}))
+    '检查 2'
     """
     if cell.cell_type != "code" or "check" not in cell.metadata.get("tags", []):
         return None
@@ -86,6 +97,9 @@ def lesson(notebook: nbformat.NotebookNode) -> str:
     >>> label = "**Lesson:** [notebook 02](../notebooks/02_chunks_to_lines.ipynb) · **Time:** ..."
     >>> lesson(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(label)]))
     'notebook 02'
+    >>> zh = "**课程：** [第 02 课](../../notebooks/zh/02_chunks_to_lines.ipynb) · **难度：** ★☆☆"
+    >>> lesson(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(zh)]))
+    '第 02 课'
     """
     match = LESSON.search(notebook.cells[0].source) if notebook.cells else None
     return match["lesson"] if match else ""
@@ -124,11 +138,14 @@ class Result:
         return self.lesson
 
 
-def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Result:
+def result(
+    name: str, executed: nbformat.NotebookNode, stopped: str = "", lang: str = "en"
+) -> Result:
     """The standing of an exercise from its executed notebook (run with errors allowed).
 
     `stopped`: why the run ended before the last cell ("" if it did not); the failure
-    shown when no cell raised before that.
+    shown when no cell raised before that. `lang`: the language of the words around
+    the error ("your cell ..."; the error's own message is as raised).
     """
     checks = [cell for cell in executed.cells if check_name(cell)]
     # A check passes only if it ran: a run cut short (a timeout, a dead kernel) leaves the rest
@@ -144,7 +161,8 @@ def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Res
     for cell in executed.cells:
         error = next((out for out in cell.get("outputs", []) if out.output_type == "error"), None)
         if error is not None:
-            where = check_name(cell) or f"your cell {cell.get('id')!r}"
+            say = words(PROGRESS, lang)
+            where = check_name(cell) or say["your_cell"].format(id=cell.get("id"))
             # A check's AssertionError says what is wrong in words; any other error needs its name.
             said = (
                 error.evalue
@@ -155,7 +173,8 @@ def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Res
                 stopped and error.ename == "KeyboardInterrupt"
             ):  # how nbclient stops a cell that runs too long
                 said = stopped
-            failure = shorten(f"{where}: {said}".rstrip(": "))  # an error with no message
+            # An error with no message ends with no colon.
+            failure = shorten(say["failure"].format(where=where, said=said).rstrip(": ："))
             break
     failure = failure or shorten(stopped)
     return Result(
@@ -163,26 +182,48 @@ def result(name: str, executed: nbformat.NotebookNode, stopped: str = "") -> Res
     )
 
 
-def table(results: list[Result]) -> str:
-    """The progress table (str, lines joined by newlines), and a last line of totals."""
-    rows = [("exercise", "lesson", "checks", "first failure")]
+def width(text: str) -> int:
+    """The columns `text` takes in a terminal: a wide (CJK) character takes two.
+
+    >>> width("检查 1"), width("Check 1")
+    (6, 7)
+    """
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def table(results: list[Result], lang: str = "en") -> str:
+    """The progress table (str, lines joined by newlines), and a last line of totals, in
+    `lang` ("en" or "zh"; see `i18n.PROGRESS`)."""
+    say = words(PROGRESS, lang)
+    rows = [(say["exercise"], say["lesson"], say["checks"], say["first_failure"])]
     rows += [
-        (r.name, r.lesson, f"{r.passed} of {r.total}", r.failure or "all pass") for r in results
+        (
+            r.name,
+            r.lesson,
+            say["passed"].format(passed=r.passed, total=r.total),
+            r.failure or say["all_pass"],
+        )
+        for r in results
     ]
-    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    widths = [max(width(row[column]) for row in rows) for column in range(3)]
     lines = [
         # Three padded columns, then the last (row[3]) as it is.
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
+        "  ".join(
+            cell + " " * (column - width(cell)) for cell, column in zip(row, widths, strict=False)
+        )
         + "  "
         + row[3]
         for row in rows
     ]
-    lines.insert(1, "  ".join("-" * width for width in widths) + "  " + "-" * len(rows[0][3]))
+    lines.insert(1, "  ".join("-" * column for column in widths) + "  " + "-" * width(rows[0][3]))
     done = sum(r.passed == r.total for r in results)
     passed, total = sum(r.passed for r in results), sum(r.total for r in results)
-    lines.append(f"\n{done} of {len(results)} exercises done; {passed} of {total} checks pass.")
+    lines.append(
+        "\n" + say["totals"].format(done=done, count=len(results), passed=passed, total=total)
+    )
     if unfinished := next((r for r in results if r.failure), None):
-        lines.append(f"Next: {unfinished.name}, {unfinished.failed_check or unfinished.failure}")
+        what = unfinished.failed_check or unfinished.failure
+        lines.append(say["next"].format(name=unfinished.name, what=what))
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -251,9 +292,9 @@ def exercise_paths(folder: Path, names: Sequence[str] = ()) -> list[Path]:
     return chosen
 
 
-def run(folder: Path = EXERCISES_DIR, names: Sequence[str] = ()) -> list[Result]:
+def run(folder: Path = EXERCISES_DIR, names: Sequence[str] = (), lang: str = "en") -> list[Result]:
     """Run the checks of the exercises in `folder` (all, or those `names` names); one Result each,
-    in name order.
+    in name order, its words in `lang`.
 
     Raises ValueError if `folder` holds no exercise of those names.
     """
@@ -262,6 +303,6 @@ def run(folder: Path = EXERCISES_DIR, names: Sequence[str] = ()) -> list[Result]
         raise ValueError(f"no exercise notebooks (NN_name.ipynb) in {folder}")
     executed = asyncio.run(execute(paths, folder))
     return [
-        result(path.stem, notebook, stopped)
+        result(path.stem, notebook, stopped, lang)
         for path, (notebook, stopped) in zip(paths, executed, strict=True)
     ]

@@ -22,6 +22,12 @@ steps and says so above the slider. The course fixture (2,350 bytes) makes a
 page of about 70 kB at 7-byte chunks, 170 kB at 1-byte chunks, 270 kB with all
 five chunk sizes.
 
+Language: the panels' titles and subtitles, the legend, the status line, the
+notes and the controls are in English, or in Chinese with `lang="zh"` (the
+table `i18n.STEPPER`; the page's script gets its words in the page's data). The
+field's terms (event names, `stop_reason`, the class names) and what came from
+the stream stay as they are; the panels' contents are in English.
+
 Deliberately not handled here: computing frames (`frames.py`), widgets (`widget.py`).
 """
 
@@ -35,6 +41,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..i18n import STEPPER, words
 from ..utf8 import characters, unfinished_character
 from .frames import EVENT_BY_EVENT, ChunkSize, Frame
 
@@ -150,18 +157,24 @@ class ByteTokens(Sequence[str]):
         return byte_tokens(self.raw, at, at + 1)[0]
 
 
-def _count_note(count: int, what: str) -> str:  # "… 1,234 earlier bytes", before a panel's window
-    return f'<span class="ss-dim">… {count:,} earlier {what}</span>\n' if count else ""
+def _count_note(count: int, what: str, lang: str = "en") -> str:
+    """ "… 1,234 earlier bytes", before a panel's window ("" for none); `what` a key of
+    `i18n.STEPPER` ("bytes", "events", "lines", "data lines")."""
+    if not count:
+        return ""
+    say = words(STEPPER, lang)
+    note = say["earlier"].format(count=f"{count:,}", what=say[what])
+    return f'<span class="ss-dim">{note}</span>\n'
 
 
-def bytes_html(tokens: Sequence[str], frame: Frame) -> str:
+def bytes_html(tokens: Sequence[str], frame: Frame, lang: str = "en") -> str:
     """The last BYTES_SHOWN bytes received, this step's chunk in a `<mark>` (same as the page's
     JavaScript).
     `tokens`: `byte_tokens(raw)` or `ByteTokens(raw)`."""
     low = max(0, frame.end - BYTES_SHOWN)
     start = max(frame.start, low)
     return (
-        _count_note(low, "bytes")
+        _count_note(low, "bytes", lang)
         + "".join(tokens[low:start])
         + '<mark class="ss-chunk">'
         + "".join(tokens[start : frame.end])
@@ -169,13 +182,13 @@ def bytes_html(tokens: Sequence[str], frame: Frame) -> str:
     )
 
 
-def pending_html(tokens: Sequence[str], frame: Frame) -> str:
+def pending_html(tokens: Sequence[str], frame: Frame, lang: str = "en") -> str:
     """The line decoder's pending bytes (always the last bytes received; the last
     PENDING_SHOWN of them), a cut character marked."""
     first = frame.end - len(frame.pending)
     low = max(first, frame.end - PENDING_SHOWN)
     cut = frame.end - len(frame.partial_char)
-    html = _count_note(low - first, "bytes") + "".join(tokens[low:cut])
+    html = _count_note(low - first, "bytes", lang) + "".join(tokens[low:cut])
     if frame.partial_char:
         html += '<span class="ss-split">' + "".join(tokens[cut : frame.end]) + "</span>"
     return html
@@ -222,21 +235,22 @@ def _row(label: str, value: str) -> str:
     )
 
 
-def status_html(frame: Frame, steps: int, total: int) -> str:
+def status_html(frame: Frame, steps: int, total: int, lang: str = "en") -> str:
     """The line above the panels: which step, which bytes (twin of the page's `status()`)."""
+    say = words(STEPPER, lang)
     if frame.kind == "start":
-        what = f"nothing received yet · the stream is {total} bytes"
+        what = say["status_start"].format(total=total)
     elif frame.kind == "end":
-        what = "end of stream: the connection closed, the line decoder is flushed"
+        what = say["status_end"]
     else:
         size = frame.end - frame.start
-        what = (
-            f"chunk {frame.step}: bytes {frame.start}–{frame.end} ({size} B) · {frame.end} of "
-            f"{total} bytes received"
+        what = say["status_chunk"].format(
+            step=frame.step, start=frame.start, end=frame.end, size=size, total=total
         )
-    html = f'<span class="ss-step">step {frame.step} / {steps - 1}</span> {what}'
+    step = say["status_step"].format(step=frame.step, last=steps - 1)
+    html = f'<span class="ss-step">{step}</span> {what}'
     if frame.complete and not frame.error:
-        html += ' <span class="ss-ok">✔ message_stop: the message is complete</span>'
+        html += f' <span class="ss-ok">{say["status_complete"]}</span>'
     return html
 
 
@@ -332,13 +346,15 @@ def event_item_html(number: int, event: dict[str, Any]) -> str:
     )
 
 
-def events_html(items: Sequence[str] | Mapping[int, str], count: int, new: int) -> str:
+def events_html(
+    items: Sequence[str] | Mapping[int, str], count: int, new: int, lang: str = "en"
+) -> str:
     """The last EVENTS_SHOWN of the first `count` event items, the `new` last ones (this
     step's) highlighted (twin of the page's). `items[i]` is event i's item (from 0); only
     those shown are read."""
     low = max(0, count - EVENTS_SHOWN)
     old = max(low, count - new)
-    html = _count_note(low, "events") + "".join(items[i] for i in range(low, old))
+    html = _count_note(low, "events", lang) + "".join(items[i] for i in range(low, old))
     if old < count:
         html += '<div class="ss-new">' + "".join(items[i] for i in range(old, count)) + "</div>"
     return html
@@ -470,21 +486,28 @@ def render_strings(frame: Frame) -> dict[str, str]:
 # The panels' look, in a stylesheet beside this module.
 STYLE = _asset("stepper.css")
 
-LEGEND = (
-    '<div class="ss-legend">'
-    '<span><mark class="ss-chunk">&nbsp;abc&nbsp;</mark> the chunk this step delivered</span>'
-    '<span><span class="ss-esc">\\n</span> <span class="ss-esc">\\xe5</span> a byte that is not '
-    "printable ASCII, "
-    "as its escape (hover a UTF-8 byte to see its character)</span>"
-    '<span><span class="ss-split"><span class="ss-esc">\\xe5</span></span> half a character, '
-    "waiting for its other bytes</span>"
-    '<span><span class="ss-new">&nbsp;new&nbsp;</span> made at this step</span>'
-    '<span><span class="ss-ok">✔</span>/<span class="ss-bad">✘</span> json.loads accepts the '
-    "buffer / not yet</span>"
-    "</div>"
-)
 
-# (slot, stage number, title, subtitle, extra CSS classes of the panel, of its body)
+def legend(lang: str = "en") -> str:
+    """The key to the panels' marks, below them (HTML), in `lang`."""
+    say = words(STEPPER, lang)
+    return (
+        '<div class="ss-legend">'
+        f'<span><mark class="ss-chunk">&nbsp;abc&nbsp;</mark> {say["legend_chunk"]}</span>'
+        '<span><span class="ss-esc">\\n</span> <span class="ss-esc">\\xe5</span> '
+        f"{say['legend_escape']}</span>"
+        '<span><span class="ss-split"><span class="ss-esc">\\xe5</span></span> '
+        f"{say['legend_split']}</span>"
+        f'<span><span class="ss-new">&nbsp;{say["new"]}&nbsp;</span> {say["legend_new"]}</span>'
+        '<span><span class="ss-ok">✔</span>/<span class="ss-bad">✘</span> '
+        f"{say['legend_json']}</span>"
+        "</div>"
+    )
+
+
+LEGEND = legend()  # in English
+
+# (slot, stage number, title, subtitle, extra CSS classes of the panel, of its body); the title
+# and subtitle in English (in another language: `i18n.STEPPER`'s "panel_<slot>", "sub_<slot>").
 PANELS = (
     (
         "bytes",
@@ -517,21 +540,26 @@ def chosen_panels(panels: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(name for name in PANEL_NAMES if name in panels)
 
 
-def layout(slots: dict[str, str], panels: Sequence[str] | None = None) -> str:
+def layout(slots: dict[str, str], panels: Sequence[str] | None = None, lang: str = "en") -> str:
     """The panels around the slots' HTML (missing slots are left empty, for the page's script);
-    only the panels named in `panels` (all for None), each keeping its stage number."""
+    only the panels named in `panels` (all for None), each keeping its stage number; titles,
+    subtitles and legend in `lang`."""
     shown = chosen_panels(panels)
+    say = words(STEPPER, lang)
 
     def slot(name: str, classes: str = "") -> str:
         return f'<div class="{classes}" data-slot="{name}">{slots.get(name, "")}</div>'
 
     panels = []
-    for name, number, title, subtitle, panel_class, body_class in PANELS:
+    for name, number, _, _, panel_class, body_class in PANELS:
         if name not in shown:
             continue
+        title, subtitle = say[f"panel_{name}"], say[f"sub_{name}"]
         body = slot(name)
         if name == "lines":  # the pending bytes first, then what the decoder says about them
-            body = '<div class="ss-sub">pending bytes</div>' + slot("pending", "ss-pending") + body
+            body = (
+                f'<div class="ss-sub">{say["pending"]}</div>' + slot("pending", "ss-pending") + body
+            )
         panels.append(
             f'<div class="ss-panel {panel_class}"><h4><span class="ss-badge">{number}</span>{title}'
             f'<small>{escape(subtitle)}</small></h4><div class="ss-body '
@@ -542,7 +570,7 @@ def layout(slots: dict[str, str], panels: Sequence[str] | None = None) -> str:
         + slot("status", "ss-status")
         + slot("error")
         + f'<div class="ss-grid">{"".join(panels)}</div>'
-        + LEGEND
+        + legend(lang)
     )
 
 
@@ -552,31 +580,35 @@ def render_panels(
     steps: int,
     total: int,
     panels: Sequence[str] | None = None,
+    lang: str = "en",
 ) -> str:
     """The panels of one frame, filled (the widget's HTML): `tokens` from `byte_tokens(raw)`
     or `ByteTokens(raw)`, `steps` the number of frames, `total` the stream's size in bytes,
-    `panels` the names of the panels to show (all for None; see `chosen_panels`)."""
+    `panels` the names of the panels to show (all for None; see `chosen_panels`), `lang` the
+    language of the labels ("en" or "zh")."""
     slots = render_strings(frame)
     count = len(frame.events)
     items = {
         i: event_item_html(i + 1, frame.events[i])
         for i in range(max(0, count - EVENTS_SHOWN), count)
     }
-    slots["events"] = events_html(items, count, frame.new_events)
-    slots["status"] = status_html(frame, steps, total)
-    slots["bytes"] = bytes_html(tokens, frame)
-    slots["pending"] = pending_html(tokens, frame)
-    return f'<div class="ss-root">{layout(slots, panels)}</div>'
+    slots["events"] = events_html(items, count, frame.new_events, lang)
+    slots["status"] = status_html(frame, steps, total, lang)
+    slots["bytes"] = bytes_html(tokens, frame, lang)
+    slots["pending"] = pending_html(tokens, frame, lang)
+    return f'<div class="ss-root">{layout(slots, panels, lang)}</div>'
 
 
 # -- the static page ------------------------------------------------------------------
 
 
-def plan_label(chunk_size: ChunkSize) -> str:
-    """How a chunk plan is named in selectors: "7 bytes", "1 byte", "event by event"."""
+def plan_label(chunk_size: ChunkSize, lang: str = "en") -> str:
+    """How a chunk plan is named in selectors: "7 bytes", "1 byte", "event by event"
+    (in Chinese "7 字节", "逐个事件")."""
+    say = words(STEPPER, lang)
     if chunk_size == EVENT_BY_EVENT:
-        return "event by event"
-    return f"{chunk_size} byte" + ("" if chunk_size == 1 else "s")
+        return say["event_by_event"]
+    return say["one_byte"] if chunk_size == 1 else say["n_bytes"].format(size=chunk_size)
 
 
 KINDS = ("start", "chunk", "end")  # a frame's kind, as a number in the page's rows
@@ -594,19 +626,34 @@ def page_steps(count: int) -> list[int]:
     return [i * (count - 1) // (PAGE_FRAMES - 1) for i in range(PAGE_FRAMES)]
 
 
-def thinned_note(shown: int, count: int) -> str:
+def thinned_note(shown: int, count: int, lang: str = "en") -> str:
     """What the page says above its slider when it holds only some steps ("" when it holds all)."""
     if shown == count:
         return ""
-    return (
-        f"This page holds {shown:,} of the stream's {count:,} steps, evenly spaced; "
-        "the stepper widget in a notebook (StreamStepper) shows every step."
-    )
+    return words(STEPPER, lang)["thinned"].format(shown=f"{shown:,}", count=f"{count:,}")
 
 
-def page_data(raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]]) -> dict[str, Any]:
+# The words the page's script writes itself (the status line, the notes, the play button).
+SCRIPT_WORDS = (
+    "earlier",
+    "bytes",
+    "events",
+    "status_start",
+    "status_end",
+    "status_chunk",
+    "status_step",
+    "status_complete",
+    "play",
+    "pause",
+)
+
+
+def page_data(
+    raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]], lang: str = "en"
+) -> dict[str, Any]:
     """What the page embeds (JSON-ready): one HTML token per byte, the distinct panel
-    strings, the panels' bounds, and per plan its event items, its last step, the note
+    strings, the panels' bounds, the words its script writes in `lang` (`SCRIPT_WORDS`,
+    templates with {fields}), and per plan its event items, its last step, the note
     when it is thinned (`page_steps`), and one row of numbers per frame embedded:
     [kind, step, start, end, len(pending), len(partial_char), events so far, new events,
     complete without error, then one string index per STRING_SLOTS]."""
@@ -638,11 +685,11 @@ def page_data(raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]]) -> dict[st
         items = [event_item_html(number, event) for number, event in enumerate(events, 1)]
         plan_data.append(
             {
-                "label": plan_label(chunk_size),
+                "label": plan_label(chunk_size, lang),
                 "events": items,
                 "frames": rows,
                 "last": len(frames) - 1,
-                "note": thinned_note(len(steps), len(frames)),
+                "note": thinned_note(len(steps), len(frames), lang),
             }
         )
     limits = {"bytes": BYTES_SHOWN, "pending": PENDING_SHOWN, "events": EVENTS_SHOWN}
@@ -652,6 +699,7 @@ def page_data(raw: bytes, plans: Mapping[ChunkSize, Sequence[Frame]]) -> dict[st
         "tokens": byte_tokens(raw),
         "strings": strings,
         "plans": plan_data,
+        "words": {key: words(STEPPER, lang)[key] for key in SCRIPT_WORDS},
     }
 
 
@@ -674,11 +722,8 @@ def _script_json(value: Any) -> str:
     return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
 
 
-NOTEBOOK_NOTE = (
-    "Run this cell (Shift+Enter) to use the stepper: a notebook opened from disk "
-    "does not run the scripts of its saved outputs."
-)
-PAGE_NOTE = "This page needs JavaScript to step through the stream."
+NOTEBOOK_NOTE = STEPPER["en"]["notebook_note"]  # (in English; each language's in i18n.STEPPER)
+PAGE_NOTE = STEPPER["en"]["page_note"]
 
 
 def static_fragment(
@@ -687,13 +732,17 @@ def static_fragment(
     *,
     title: str = "",
     interval: int = 400,
-    note: str = NOTEBOOK_NOTE,
+    note: str | None = None,
     panels: Sequence[str] | None = None,
+    lang: str = "en",
 ) -> str:
     """The stepper as one HTML fragment (a div with its style, data and script): for
     `IPython.display.HTML`, or inside a page. The first plan is shown first. `note`
-    is what shows instead where the script cannot run; `panels` as for `render_panels`."""
-    payload = _script_json(page_data(raw, plans))
+    is what shows instead where the script cannot run (None: NOTEBOOK_NOTE, in `lang`);
+    `panels` and `lang` as for `render_panels`."""
+    say = words(STEPPER, lang)
+    note = say["notebook_note"] if note is None else note
+    payload = _script_json(page_data(raw, plans, lang))
     element_id = (
         "ss-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
     )  # deterministic: same input, same page
@@ -703,11 +752,12 @@ def static_fragment(
     select = ""
     if len(plans) > 1:
         options = "".join(
-            f'<option value="{i}">{escape(plan_label(size))}</option>'
+            f'<option value="{i}">{escape(plan_label(size, lang))}</option>'
             for i, size in enumerate(plans)
         )
         select = (
-            f'<label>chunks <select class="ss-plan" autocomplete="off">{options}</select></label>'
+            f'<label>{say["chunks"]} <select class="ss-plan" autocomplete="off">{options}'
+            "</select></label>"
         )
     heading = f'<div class="ss-title">{escape(title)}</div>' if title else ""
     paces = (
@@ -720,19 +770,22 @@ def static_fragment(
     )
     speeds = "".join(
         f'<option value="{ms},{by}"{" selected" if (ms, by) == (interval, 1) else ""}>'
-        f"{label}</option>"
+        f"{say.get(label, label)}</option>"
         for label, ms, by in paces
     )
-    speed = f'<label>speed <select class="ss-speed" autocomplete="off">{speeds}</select></label>'
+    speed = (
+        f'<label>{say["speed"]} <select class="ss-speed" autocomplete="off">{speeds}</select>'
+        "</label>"
+    )
     # autocomplete="off": going Back, the browser must not restore a control's old
     # value behind the script's back (the page would show one step, the slider another).
     controls = (
         '<div class="ss-controls">'
-        '<button class="ss-play" type="button">▶ play</button>'
-        '<button class="ss-prev" type="button" title="previous step">◀</button>'
+        f'<button class="ss-play" type="button">{say["play"]}</button>'
+        f'<button class="ss-prev" type="button" title="{say["prev"]}">◀</button>'
         f'<input class="ss-slider" type="range" min="0" max="{steps}" value="0" step="1" '
-        'aria-label="step" autocomplete="off">'
-        '<button class="ss-next" type="button" title="next step (Shift+→: ten steps)">▶</button>'
+        f'aria-label="{say["step"]}" autocomplete="off">'
+        f'<button class="ss-next" type="button" title="{say["next"]}">▶</button>'
         f"{select}{speed}</div>"
         '<p class="ss-thin ss-note"></p>'  # filled by the script when the plan shown is thinned
     )
@@ -742,7 +795,7 @@ def static_fragment(
     return (
         f'<div class="ss-root ss-static" id="{element_id}">{heading}<p '
         f'class="ss-noscript">{escape(note)}</p>'
-        f'<div class="ss-live" style="display: none">{controls}{layout({}, panels)}</div>'
+        f'<div class="ss-live" style="display: none">{controls}{layout({}, panels, lang)}</div>'
         f'<script type="application/json" class="ss-data">{payload}</script>'
         f"<script>{SCRIPT % {'id': element_id, 'jump': JUMP}}</script></div>"
     )
@@ -752,14 +805,18 @@ def static_page(
     raw: bytes,
     plans: Mapping[ChunkSize, Sequence[Frame]],
     *,
-    title: str = "Stream stepper",
+    title: str | None = None,
     panels: Sequence[str] | None = None,
+    lang: str = "en",
 ) -> str:
     """A whole self-contained HTML document with the frames of every plan in `plans` (all, or
-    `page_steps`), showing the panels named in `panels` (all for None)."""
-    body = static_fragment(raw, plans, title=title, note=PAGE_NOTE, panels=panels)
+    `page_steps`), showing the panels named in `panels` (all for None), its words in `lang`
+    ("en" or "zh"); `title` None for "Stream stepper" in `lang`."""
+    say = words(STEPPER, lang)
+    title = say["title"] if title is None else title
+    body = static_fragment(raw, plans, title=title, note=say["page_note"], panels=panels, lang=lang)
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!DOCTYPE html>\n<html lang="{say["html_lang"]}"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<style>body { margin: 16px; background: #ffffff; }</style>"

@@ -13,25 +13,29 @@
   var data = JSON.parse(root.querySelector("script.ss-data").textContent);
   var slider = root.querySelector(".ss-slider"), select = root.querySelector(".ss-plan");
   var play = root.querySelector(".ss-play"), timer = null, received = 0;
-  var total = data.tokens.length, limits = data.limits;
+  var total = data.tokens.length, limits = data.limits, words = data.words;
+  // A template of the page's words (html.py: i18n.STEPPER) with its {fields} filled in.
+  function say(key, fields) {
+    return words[key].replace(/\{(\w+)\}/g, function (all, name) { return fields[name]; });
+  }
   // A panel left out (`panels=`) has no slot: writing to a stand-in drops its HTML.
   function slot(name) { return root.querySelector('[data-slot="' + name + '"]') || {}; }
   function bytes(from, to) { return data.tokens.slice(from, to).join(""); }
   function plan() { return data.plans[select ? Number(select.value) : 0]; }
   // "… 1,234 earlier bytes" before a panel's window (note() in html.py: `_count_note`).
   function note(count, what) {
-    return count ? '<span class="ss-dim">… ' + count.toLocaleString("en-US") + " earlier " + what + "</span>\n" : "";
+    if (!count) { return ""; }
+    return '<span class="ss-dim">' + say("earlier", {count: count.toLocaleString("en-US"), what: words[what]}) + "</span>\n";
   }
   function status(row, last) {
     var kind = row[0], step = row[1], start = row[2], end = row[3], what;
-    if (kind === 0) { what = "nothing received yet · the stream is " + total + " bytes"; }
-    else if (kind === 2) { what = "end of stream: the connection closed, the line decoder is flushed"; }
+    if (kind === 0) { what = say("status_start", {total: total}); }
+    else if (kind === 2) { what = words.status_end; }
     else {
-      what = "chunk " + step + ": bytes " + start + "–" + end + " (" + (end - start) + " B) · " +
-        end + " of " + total + " bytes received";
+      what = say("status_chunk", {step: step, start: start, end: end, size: end - start, total: total});
     }
-    var html = '<span class="ss-step">step ' + step + " / " + last + "</span> " + what;
-    if (row[8]) { html += ' <span class="ss-ok">✔ message_stop: the message is complete</span>'; }
+    var html = '<span class="ss-step">' + say("status_step", {step: step, last: last}) + "</span> " + what;
+    if (row[8]) { html += ' <span class="ss-ok">' + words.status_complete + "</span>"; }
     return html;
   }
   function draw() {
@@ -50,7 +54,7 @@
       (old < count ? '<div class="ss-new">' + items.slice(old, count).join("") + "</div>" : "");
     data.slots.forEach(function (name, i) { slot(name).innerHTML = data.strings[row[9 + i]]; });
   }
-  function stop() { clearInterval(timer); timer = null; play.textContent = "▶ play"; }
+  function stop() { clearInterval(timer); timer = null; play.textContent = words.play; }
   function step(by) {
     var k = Math.min(Math.max(Number(slider.value) + by, 0), Number(slider.max));
     slider.value = k; draw(); return k;
@@ -66,7 +70,7 @@
   play.addEventListener("click", function () {
     if (timer) { stop(); return; }
     if (Number(slider.value) >= Number(slider.max)) { slider.value = 0; }
-    play.textContent = "❚❚ pause";
+    play.textContent = words.pause;
     start();
   });
   speed.addEventListener("change", function () { if (timer) { clearInterval(timer); start(); } });

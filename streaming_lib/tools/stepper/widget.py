@@ -32,6 +32,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..fixtures import FIXTURES_DIR, MAIN_FIXTURE
+from ..i18n import STEPPER, words
 from .frames import EVENT_BY_EVENT, ChunkSize, Frame, Frames, compute_frames
 from .html import (
     JUMP,
@@ -67,15 +68,18 @@ def static_html(
     source: str | Path | bytes | None = None,
     chunk_sizes: tuple[ChunkSize, ...] = (7,),
     panels: Sequence[str] | None = None,
+    lang: str = "en",
 ) -> Any:
     """The static stepper as an `IPython.display.HTML` object: a slider that works
     without a kernel, with a chunk selector if several `chunk_sizes` are given, showing
-    the panels named in `panels` (all for None)."""
+    the panels named in `panels` (all for None), its labels in `lang` ("en" or "zh";
+    ValueError for another)."""
     from IPython.display import HTML
 
+    title = words(STEPPER, lang)["title"]
     raw, name = read_source(source)
     plans = {size: compute_frames(raw, size) for size in chunk_sizes}
-    return HTML(static_fragment(raw, plans, title=f"Stream stepper · {name}", panels=panels))
+    return HTML(static_fragment(raw, plans, title=f"{title} · {name}", panels=panels, lang=lang))
 
 
 class StreamStepper(widgets.VBox):
@@ -87,6 +91,8 @@ class StreamStepper(widgets.VBox):
     "lines", "sse", "events", "content", "tools", "stop" (`html.PANEL_NAMES`); a lesson
     shows the stages it teaches. ValueError for an unknown name.
     `static_fallback`: also offer the static page (`text/html`) for renderers without widgets.
+    `lang`: the language of the labels, controls and panel titles: "en" (default) or "zh"
+    (`i18n.STEPPER`); ValueError for another. Event names and `stop_reason` stay as on the wire.
 
     Read it from code: `.frames` (a `Frames` sequence), `.frame` (the one on screen),
     `.slider.value` (the step), `.chunk_size`. Controls: `.play` (its pace set by `.speed`),
@@ -103,7 +109,10 @@ class StreamStepper(widgets.VBox):
         interval: int = 400,
         panels: Sequence[str] | None = None,
         static_fallback: bool = True,
+        lang: str = "en",
     ) -> None:
+        say = words(STEPPER, lang)  # an unknown language fails here, before any widget is made
+        self.lang = lang
         self.raw, self.name = read_source(source)
         chosen_panels(panels)  # an unknown name fails here, before any widget is made
         self.panel_names = None if panels is None else tuple(panels)
@@ -114,14 +123,14 @@ class StreamStepper(widgets.VBox):
 
         choices = CHUNK_CHOICES if chunk_size in CHUNK_CHOICES else CHUNK_CHOICES + (chunk_size,)
         self.play = widgets.Play(
-            value=0, min=0, max=1, interval=interval, show_repeat=False, description="play"
+            value=0, min=0, max=1, interval=interval, show_repeat=False, description=say["play"]
         )
         # Play's speed: a step every `interval` ms, `step` steps at a time (1-byte chunks
         # of the course fixture are 2,351 steps: "fast" plays them in about a minute).
         self.speed = widgets.Dropdown(
-            options=[(label, (ms, by)) for label, ms, by in SPEEDS],
+            options=[(say[label], (ms, by)) for label, ms, by in SPEEDS],
             value=(interval, 1) if (interval, 1) in [(ms, by) for _, ms, by in SPEEDS] else None,
-            description="speed",
+            description=say["speed"],
             layout=widgets.Layout(width="150px"),
         )
         self.speed.observe(self._on_speed, "value")
@@ -129,30 +138,33 @@ class StreamStepper(widgets.VBox):
         self.slider = self._new_slider(0, len(self.frames_for(chunk_size)) - 1)
         # Steps of ten, as Shift+arrow does on the static page (the widget's slider only
         # knows arrows, PageUp/PageDown (five steps), Home and End).
-        self.back = widgets.Button(description="−10", tooltip="ten steps back")
-        self.ahead = widgets.Button(description="+10", tooltip="ten steps ahead")
+        self.back = widgets.Button(description="−10", tooltip=say["back"])
+        self.ahead = widgets.Button(description="+10", tooltip=say["ahead"])
         for button, by in ((self.back, -JUMP), (self.ahead, JUMP)):
             button.layout = widgets.Layout(width="48px")
             button.on_click(lambda _, by=by: self._jump(by))
         self.chunk_choice = widgets.ToggleButtons(
-            options=[(plan_label(size), size) for size in choices],
+            options=[(plan_label(size, lang), size) for size in choices],
             value=chunk_size,
             style={"button_width": "auto"},
             tooltips=[
-                "one event per chunk" if size == EVENT_BY_EVENT else f"chunks of {plan_label(size)}"
+                say["one_event_per_chunk"]
+                if size == EVENT_BY_EVENT
+                else say["chunks_of"].format(size=plan_label(size, lang))
                 for size in choices
             ],
         )
         self.panels = widgets.HTML()
         heading = widgets.HTML(
             '<div style="font-size: 16px; font-weight: 600">'
-            f'Stream stepper · {escape(self.name)} <span style="font-weight: 400; '
-            f'color: var(--jp-content-font-color2, #57606a)">({len(self.raw)} bytes)</span></div>'
+            f'{say["title"]} · {escape(self.name)} <span style="font-weight: 400; '
+            'color: var(--jp-content-font-color2, #57606a)">'
+            f"{say['heading_bytes'].format(count=len(self.raw))}</span></div>"
         )
         self._controls = widgets.HBox(
             [self.play, self.back, self.slider, self.ahead], layout=widgets.Layout(width="100%")
         )
-        sizes = widgets.HBox([widgets.Label("chunk size"), self.chunk_choice, self.speed])
+        sizes = widgets.HBox([widgets.Label(say["chunk_size"]), self.chunk_choice, self.speed])
         super().__init__([heading, self._controls, sizes, self.panels])
         self.add_class("ss-stepper")
 
@@ -203,7 +215,7 @@ class StreamStepper(widgets.VBox):
             value=value,
             min=0,
             max=last,
-            description="step",
+            description=words(STEPPER, self.lang)["step"],
             continuous_update=True,
             layout=widgets.Layout(flex="1 1 auto"),
         )
@@ -244,7 +256,12 @@ class StreamStepper(widgets.VBox):
     def _draw(self) -> None:
         frames = self.frames
         self.panels.value = render_panels(
-            self._tokens, frames[self.slider.value], len(frames), len(self.raw), self.panel_names
+            self._tokens,
+            frames[self.slider.value],
+            len(frames),
+            len(self.raw),
+            self.panel_names,
+            self.lang,
         )
 
     # -- without a kernel -----------------------------------------------------------------
@@ -259,8 +276,9 @@ class StreamStepper(widgets.VBox):
         page = static_page(
             self.raw,
             {size: self.frames_for(size) for size in sizes},
-            title=f"Stream stepper · {self.name}",
+            title=f"{words(STEPPER, self.lang)['title']} · {self.name}",
             panels=self.panel_names,
+            lang=self.lang,
         )
         if path is not None:
             Path(path).write_text(page, encoding="utf-8")
@@ -273,9 +291,10 @@ class StreamStepper(widgets.VBox):
         chunk_size: ChunkSize = 7,
         *,
         chunk_sizes: tuple[ChunkSize, ...] | None = None,
+        lang: str = "en",
     ) -> Any:
         """The static stepper, for `display()`: works on nbviewer and in exported HTML."""
-        return static_html(source, chunk_sizes or (chunk_size,))
+        return static_html(source, chunk_sizes or (chunk_size,), lang=lang)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
         bundle = super()._repr_mimebundle_(**kwargs)
@@ -284,10 +303,15 @@ class StreamStepper(widgets.VBox):
             if self.static_fallback:
                 plans = {self.chunk_size: self.frames}
                 bundle["text/html"] = static_fragment(
-                    self.raw, plans, title=f"Stream stepper · {self.name}", panels=self.panel_names
+                    self.raw,
+                    plans,
+                    title=f"{words(STEPPER, self.lang)['title']} · {self.name}",
+                    panels=self.panel_names,
+                    lang=self.lang,
                 )
         return bundle
 
     def __repr__(self) -> str:
         shown = "" if self.panel_names is None else f", panels={self.panel_names!r}"
+        shown += "" if self.lang == "en" else f", lang={self.lang!r}"
         return f"StreamStepper({self.name!r}, chunk_size={self.chunk_size!r}{shown})"
