@@ -786,3 +786,97 @@ def test_the_panels_take_their_colours_from_jupyterlabs_theme_variables():
     css = stepper_html.STYLE
     assert "var(--jp-layout-color0" in css and "var(--jp-content-font-color1" in css
     assert 'body[data-jp-theme-light="false"] .ss-root' in css
+
+
+# -- in Chinese (lang="zh") ----------------------------------------------------------------------
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def visible_text(fragment):
+    """The text a reader sees in some HTML: no tags, no style, no scripts."""
+    fragment = re.sub(r"<(style|script)[^>]*>.*?</\1>", "", fragment, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def test_the_stepper_speaks_english_unless_asked_and_refuses_a_language_it_does_not_speak():
+    english = StreamStepper()
+    assert english.lang == "en" and english.play.description == "play"
+    assert not CJK.search(visible_text(english.panels.value).replace("找到原因了", ""))
+    with pytest.raises(ValueError, match="unknown language 'fr'"):
+        StreamStepper(lang="fr")
+    with pytest.raises(ValueError, match="unknown language"):
+        static_html(lang="fr")
+
+
+def test_in_chinese_the_widget_labels_its_panels_controls_and_status_line_in_chinese():
+    stepper = StreamStepper(lang="zh")
+    say = stepper_html.STEPPER["zh"]
+    panels = stepper.panels.value
+    for name in stepper_html.PANEL_NAMES:
+        assert f"{say[f'panel_{name}']}<small>{html.escape(say[f'sub_{name}'])}</small>" in panels
+    assert "收到的字节" in panels and "已派发的事件" in panels and "这一步送达的数据块" in panels
+    assert "bytes received" not in panels and "events dispatched" not in panels
+    assert (stepper.play.description, stepper.speed.description) == ("播放", "速度")
+    assert stepper.slider.description == "步"
+    assert [label for label, _ in stepper.chunk_choice.options][:3] == [
+        "1 字节",
+        "3 字节",
+        "7 字节",
+    ]
+    assert "逐个事件" in [label for label, _ in stepper.chunk_choice.options]
+    assert "还没有收到任何字节 · 整个流共 2350 字节" in panels
+    stepper.slider.value = 1
+    assert (
+        "第 1 / " in stepper.panels.value
+        and "第 1 个数据块：字节 0–7（7 B）" in stepper.panels.value
+    )
+    stepper.slider.value = stepper.slider.max
+    assert "✔ message_stop：消息已完整" in stepper.panels.value
+    assert repr(stepper) == "StreamStepper('fixture.sse', chunk_size=7, lang='zh')"
+
+
+def test_in_chinese_the_glossary_terms_and_the_streams_own_words_stay_as_on_the_wire():
+    stepper = StreamStepper(lang="zh")
+    stepper.slider.value = stepper.slider.max
+    panels = visible_text(stepper.panels.value)
+    for term in ("LineDecoder", "SSEDecoder", "MessageAccumulator", "stop_reason", "message_delta"):
+        assert term in panels
+    english = StreamStepper()
+    english.slider.value = english.slider.max
+    # The panels' contents (events, the message, stop_reason's value) are the same as in English.
+    for name in ("sse", "content", "tools", "stop"):
+        assert (
+            stepper_html.render_strings(stepper.frame)[name]
+            == stepper_html.render_strings(english.frame)[name]
+        )
+
+
+def test_the_chinese_static_page_carries_its_words_for_its_script_and_says_it_is_chinese():
+    page = StreamStepper(lang="zh").to_html(chunk_sizes=(7, EVENT_BY_EVENT))
+    assert '<html lang="zh-CN">' in page and "<title>流步进器 · fixture.sse</title>" in page
+    data = embedded_data(page)
+    assert data["words"]["play"] == "▶ 播放" and data["words"]["pause"] == "❚❚ 暂停"
+    assert set(data["words"]) == set(stepper_html.SCRIPT_WORDS)
+    assert [plan["label"] for plan in data["plans"]] == ["7 字节", "逐个事件"]
+    assert "这个页面需要 JavaScript" in page
+    assert '<label>数据块 <select class="ss-plan"' in page and "<label>速度 " in page
+    assert ">正常</option>" in page and ">▶ 播放</button>" in page
+    english = embedded_data(StreamStepper().to_html())
+    assert english["words"]["play"] == "▶ play"
+    assert english["strings"] == embedded_data(StreamStepper(lang="zh").to_html())["strings"]
+
+
+def test_a_thinned_chinese_page_says_so_in_chinese():
+    assert stepper_html.thinned_note(2500, 10_000, "zh") == (
+        "本页只存了流的 10,000 步中均匀分布的 2,500 步；notebook 里的步进器小部件"
+        "（StreamStepper）能显示每一步。"
+    )
+    assert stepper_html.thinned_note(5, 5, "zh") == ""
+
+
+def test_every_language_has_every_word_of_the_stepper():
+    english, chinese = stepper_html.STEPPER["en"], stepper_html.STEPPER["zh"]
+    assert set(english) == set(chinese)
+    for key, text in english.items():  # a template's fields are the same in every language
+        assert set(re.findall(r"\{(\w+)\}", text)) == set(re.findall(r"\{(\w+)\}", chinese[key]))

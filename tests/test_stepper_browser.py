@@ -20,6 +20,7 @@ import pytest
 
 from streaming_lib.lab.api import free_port
 from streaming_lib.tools.fixtures import read_fixture
+from streaming_lib.tools.i18n import STEPPER
 from streaming_lib.tools.stepper import EVENT_BY_EVENT, StreamStepper
 from streaming_lib.tools.stepper.html import byte_tokens, render_panels
 
@@ -272,11 +273,17 @@ def test_the_widget_in_jupyterlab_follows_its_slider_moved_with_the_keyboard(
     assert brightness(dark) < 80 < 200 < brightness(light), (light, dark)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_static_page_follows_its_range_slider_and_draws_what_the_widget_draws(
-    browser, tmp_path
+    browser, tmp_path, lang
 ):
     raw = read_fixture()
-    stepper = StreamStepper(chunk_size=7)
+    stepper = StreamStepper(chunk_size=7, lang=lang)
+    say = STEPPER[lang]
+
+    def step_text(step, last):
+        return say["status_step"].format(step=step, last=last)
+
     path = tmp_path / "stepper.html"
     stepper.to_html(path, chunk_sizes=(7, 1, EVENT_BY_EVENT))
     page = browser.new_page(viewport={"width": 1300, "height": 1000})
@@ -287,15 +294,19 @@ def test_the_static_page_follows_its_range_slider_and_draws_what_the_widget_draw
 
     slider, status = page.locator(".ss-slider"), page.locator(".ss-status")
     steps = len(stepper.frames) - 1
-    expect(status).to_contain_text(f"step 0 / {steps}")
+    expect(status).to_contain_text(step_text(0, steps))
     expect(page.locator(".ss-noscript")).to_have_count(0)  # the script ran: its note is gone...
     expect(slider).to_be_visible()  # ...and the stepper shows
+    # The labels are in the language asked for: panel titles, legend, buttons.
+    expect(page.locator(".ss-panel h4").first).to_contain_text(say["panel_bytes"])
+    expect(page.locator(".ss-legend")).to_contain_text(say["legend_chunk"])
+    expect(page.locator(".ss-play")).to_have_text(say["play"])
     slider.focus()
     slider.press("ArrowRight")
-    expect(status).to_contain_text(f"step 1 / {steps}")
+    expect(status).to_contain_text(step_text(1, steps))
     expect(page.locator('[data-slot="bytes"] mark.ss-chunk')).to_have_text("event: ")
     slider.press("End")
-    expect(status).to_contain_text(f"step {steps} / {steps}")
+    expect(status).to_contain_text(step_text(steps, steps))
     expect(page.locator('[data-slot="content"]')).to_contain_text(
         "找到原因了：add 写成了减法，我来修正。"
     )
@@ -305,7 +316,7 @@ def test_the_static_page_follows_its_range_slider_and_draws_what_the_widget_draw
     for step in (0, 1, 87, 142, 250, steps):
         slider.evaluate("(s, k) => { s.value = k; s.dispatchEvent(new Event('input')); }", step)
         stepper.slider.value = step
-        expected = render_panels(tokens, stepper.frame, len(stepper.frames), len(raw))
+        expected = render_panels(tokens, stepper.frame, len(stepper.frames), len(raw), lang=lang)
         drawn, wanted = page.evaluate(
             """(html) => {
                 const scratch = document.createElement("div");
@@ -324,8 +335,10 @@ def test_the_static_page_follows_its_range_slider_and_draws_what_the_widget_draw
     # Another chunk size keeps the place in the stream.
     slider.evaluate("(s) => { s.value = 100; s.dispatchEvent(new Event('input')); }")
     received = stepper.frames[100].end
-    page.locator(".ss-plan").select_option(label="1 byte")
-    expect(status).to_contain_text(f"step {received} / {len(raw) + 1}")
+    page.locator(".ss-plan").select_option(label=say["one_byte"])
+    expect(status).to_contain_text(step_text(received, len(raw) + 1))
+    page.locator(".ss-play").click()
+    expect(page.locator(".ss-play")).to_have_text(say["pause"])
     assert errors == []
 
 

@@ -123,7 +123,12 @@ class StreamStepper(widgets.VBox):
 
         choices = CHUNK_CHOICES if chunk_size in CHUNK_CHOICES else CHUNK_CHOICES + (chunk_size,)
         self.play = widgets.Play(
-            value=0, min=0, max=1, interval=interval, show_repeat=False, description=say["play"]
+            value=0,
+            min=0,
+            max=1,
+            interval=interval,
+            show_repeat=False,
+            description=say["play_word"],
         )
         # Play's speed: a step every `interval` ms, `step` steps at a time (1-byte chunks
         # of the course fixture are 2,351 steps: "fast" plays them in about a minute).
