@@ -10,6 +10,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 
 import streaming_lib
 
@@ -46,6 +47,49 @@ def test_the_readme_shows_the_two_make_commands_and_the_makefile_has_them():
     for target in ("lab", "test"):
         assert f"make {target}" in readme
         assert re.search(rf"^{target}:", makefile, re.M)
+
+
+def test_the_chinese_readme_shows_the_same_two_commands_and_is_linked_from_the_readme():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    chinese = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    assert "中文版: [README.zh-CN.md](README.zh-CN.md)" in readme.split("\n\n", 3)[1]
+    for command in (
+        "make lab",
+        "make test",
+        "python scripts/course.py lab",
+        "python scripts/course.py test",
+    ):
+        assert re.search(rf"^{re.escape(command)}\b", readme, re.M), command
+        assert re.search(rf"^{re.escape(command)}\b", chinese, re.M), command
+    # And how to open the Chinese edition, which the Makefile and course.py both do.
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "make lab-zh" in chinese and "python scripts/course.py lab --zh" in chinese
+    assert re.search(r"^lab-zh:", makefile, re.M)
+    recipe = makefile.split("\nlab-zh:", 1)[1].split("\n\n", 1)[0]
+    assert "--LabApp.default_url=/lab/tree/notebooks/zh/00_start_here.ipynb" in recipe
+    assert load_course().FIRST_NOTEBOOK_ZH == "notebooks/zh/00_start_here.ipynb"
+
+
+def test_every_chinese_notebook_the_chinese_readme_names_has_an_english_original():
+    chinese = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"\bnotebooks/zh/[\w/]+\.ipynb", chinese))
+    assert len(named) >= 8 + 4  # the lessons and the bonus notebooks
+    for path in named:
+        assert (ROOT / path.replace("notebooks/zh/", "notebooks/", 1)).exists(), path
+    # Every lesson is on the Chinese course map.
+    for lesson in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        assert f"(notebooks/zh/{lesson.name})" in chinese, lesson.name
+
+
+def test_the_chinese_readme_holds_the_whole_glossary():
+    chinese = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    terms = yaml.safe_load((ROOT / "i18n" / "glossary.yml").read_text(encoding="utf-8"))["terms"]
+    rows = {
+        row[0].strip("` "): row[1].strip()
+        for row in (line.strip("|").split(" | ") for line in chinese.splitlines())
+        if len(row) == 2
+    }
+    assert {term: rows.get(term) for term in terms} == terms
 
 
 def load_course():
