@@ -110,13 +110,20 @@ def write_notebook(path: Path, *sources: str) -> None:
 @pytest.fixture
 def lab(tmp_path):
     """A JupyterLab server whose root holds `stepper.ipynb`; yields its port."""
-    root, config, runtime = tmp_path / "root", tmp_path / "config", tmp_path / "runtime"
+    root = tmp_path / "root"
     root.mkdir()
     write_notebook(
         root / "stepper.ipynb",
         "from streaming_lib.tools.stepper import StreamStepper\nStreamStepper(chunk_size=7)",
         "StreamStepper.static(chunk_size=64)",
     )
+    yield from serve_lab(root, tmp_path)
+
+
+def serve_lab(root: Path, tmp_path: Path):
+    """Run JupyterLab on the notebooks of `root` until the generator is closed; yields its port.
+    Its config, runtime files and log go in `tmp_path`."""
+    config, runtime = tmp_path / "config", tmp_path / "runtime"
     # No news pop-up (and no update check) covering the notebook.
     settings = config / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
@@ -454,3 +461,79 @@ def test_a_lesson_stepper_with_two_panels_fits_a_1280_by_800_screen(browser, tmp
     expect(page.locator(".ss-status")).to_contain_text("the message is complete")
     box = page.locator(".ss-static").bounding_box()
     assert box is not None and box["y"] + box["height"] <= 800, box
+
+
+# -- the Chinese edition in JupyterLab ---------------------------------------------------------
+
+
+def cjk_font_missing() -> str | None:
+    """Why Chinese text would render as boxes here: no font for Chinese (None when there is
+    one; .ci/run installs Debian's fonts-noto-cjk)."""
+    if not shutil.which("fc-list"):
+        return "needs fontconfig's fc-list to find a CJK font"
+    fonts = subprocess.run(
+        ["fc-list", ":lang=zh-cn", "family"], capture_output=True, text=True, check=False
+    ).stdout
+    if not fonts.strip():
+        return "needs a font for Chinese (apt-get install fonts-noto-cjk)"
+    return None
+
+
+HEADING = "01 · SSE 的线路格式"
+
+
+@pytest.fixture
+def lab_zh(tmp_path):
+    """A JupyterLab server whose root holds `zh.ipynb`, a notebook with a Chinese heading
+    (as the Chinese edition's lessons have); yields its port."""
+    root = tmp_path / "root"
+    root.mkdir()
+    write_notebook(root / "zh.ipynb")
+    notebook = json.loads((root / "zh.ipynb").read_text(encoding="utf-8"))
+    notebook["cells"] = [
+        {
+            "cell_type": "markdown",
+            "id": "heading",
+            "metadata": {},
+            "source": f"# {HEADING}\n\n流式输出是一段一段到达的：`content_block_delta`。",
+        }
+    ]
+    (root / "zh.ipynb").write_text(json.dumps(notebook, ensure_ascii=False), encoding="utf-8")
+    yield from serve_lab(root, tmp_path)
+
+
+@pytest.mark.skipif(bool(cjk_font_missing()), reason=str(cjk_font_missing()))
+def test_a_chinese_notebook_in_jupyterlab_shows_its_heading_in_real_glyphs_not_boxes(
+    lab_zh, browser
+):
+    page = browser.new_page(viewport={"width": 1200, "height": 800})
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(f"http://127.0.0.1:{lab_zh}/lab/tree/zh.ipynb?token={TOKEN}")
+    heading = page.locator(".jp-RenderedMarkdown h1")
+    expect(heading).to_contain_text(HEADING, timeout=60_000)
+    # Each character drawn in the heading's own font: where no font has a glyph for it, every
+    # character is the same box (that of a code point no font has); with a CJK font, each
+    # Chinese character is its own glyph, a full em wide.
+    drawn = heading.evaluate(
+        """(h1, chars) => {
+            const style = getComputedStyle(h1);
+            const canvas = document.createElement("canvas");
+            canvas.width = canvas.height = 64;
+            const context = canvas.getContext("2d");
+            context.font = "40px " + style.fontFamily;
+            const image = (char) => {
+                context.clearRect(0, 0, 64, 64);
+                context.fillText(char, 4, 48);
+                return Array.from(context.getImageData(0, 0, 64, 64).data).join(",");
+            };
+            return {
+                glyphs: chars.map(image),
+                box: image("\\u{10FFFD}"),
+                widths: chars.map((char) => context.measureText(char).width / 40),
+            };
+        }""",
+        ["线", "路", "格", "式"],
+    )
+    assert len(set(drawn["glyphs"])) == 4, "two Chinese characters were drawn the same"
+    assert drawn["box"] not in drawn["glyphs"], "a Chinese character was drawn as a box"
+    assert all(0.9 <= width <= 1.1 for width in drawn["widths"]), drawn["widths"]
