@@ -15,8 +15,8 @@ opened. `vendor` fetches the same libraries once with `npm pack`, and
 Which cell starts a slide is metadata in the notebooks (`slideshow.slide_type`),
 set by `mark` from the lesson's structure, so a deck follows the lesson:
 
-    # or ## heading          a new slide
-    ### heading, a predict   a new slide below it (reveal's vertical "subslide")
+    a # or ## heading        a new slide (the cell that holds it starts the slide)
+    a ### heading, a predict a new slide below it (reveal's vertical "subslide")
       prompt, a your-turn
       task, the review
     the cell that answers    appears on the next click ("fragment")
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -58,10 +59,14 @@ def slide_type(cell: nbformat.NotebookNode, previous: nbformat.NotebookNode | No
     if "reference" in tags:
         return "skip"
     if cell.cell_type == "markdown":
-        first = cell.source.lstrip().split("\n", 1)[0]
-        if first.startswith(("# ", "## ")) and "review" not in tags:
+        lines = re.sub(r"```.*?```", "", cell.source, flags=re.S).split("\n")  # not in code
+        if any(line.startswith(("# ", "## ")) for line in lines) and "review" not in tags:
             return "slide"
-        if first.startswith("### ") or tags & {"predict", "your-turn", "review"}:
+        if any(line.startswith("### ") for line in lines) or tags & {
+            "predict",
+            "your-turn",
+            "review",
+        }:
             return "subslide"
         return "-"
     if previous is not None and "predict" in previous.metadata.get("tags", []):

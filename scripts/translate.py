@@ -4,6 +4,7 @@
     python scripts/translate.py check      # exit 1 and name every stale or missing cell
     python scripts/translate.py todo NAME  # the English text of the cells NAME still needs
     python scripts/translate.py skeleton NAME  # start (or complete) NAME's translation file
+    python scripts/translate.py rehash NAME ID...  # the translation of cells ID still holds
 
 Authors never edit a Chinese notebook: they edit the English one, then the
 translation file, then run `build` (and `scripts/execute_notebooks.py zh/` to
@@ -270,10 +271,23 @@ def skeleton(name: str) -> Path:
     return dump_translation(english, cells)
 
 
+def rehash(name: str, ids: list[str]) -> Path:
+    """Record today's English hash for cells `ids` of notebook `name`: for an English change
+    that the translation already says (a typo fixed, a number the translation had right).
+    Read both texts first: this is how a stale translation is declared current."""
+    english = next(p for p in english_notebooks() if p.stem.startswith(name) or name in str(p))
+    cells = load_translation(english)
+    sources = {cell.id: cell.source for cell in nbformat.read(english, as_version=4).cells}
+    for cell_id in ids:
+        cells[cell_id]["en"] = cell_hash(sources[cell_id])
+    return dump_translation(english, cells)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["build", "check", "todo", "skeleton"])
-    parser.add_argument("name", nargs="?", help="todo, skeleton: a notebook's path or prefix")
+    parser.add_argument("command", choices=["build", "check", "todo", "skeleton", "rehash"])
+    parser.add_argument("name", nargs="?", help="todo, skeleton, rehash: a notebook's path")
+    parser.add_argument("ids", nargs="*", help="rehash: the cell ids")
     args = parser.parse_args(argv)
     if args.command == "build":
         for path in build():
@@ -281,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "skeleton":
         print(f"wrote {skeleton(args.name or '').relative_to(ROOT)}")
+        return 0
+    if args.command == "rehash":
+        print(f"wrote {rehash(args.name or '', args.ids).relative_to(ROOT)}")
         return 0
     if args.command == "todo":
         print(todo(args.name or ""))

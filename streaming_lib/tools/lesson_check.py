@@ -13,17 +13,46 @@ and the lesson goes on with the reference answer.
     ✘ parses: raised ValueError: invalid literal for int() with base 10: 'x'
 
 Both print and return None, so a check cell shows only their lines; `passes` is the
-same check, silent, for code that needs the answer.
+same check, which also returns whether it passed, for code that needs the answer.
+
+A check labelled in Chinese (the Chinese edition translates the labels) reports in Chinese:
+
+    >>> check("数出两个事件", lambda: None, 2)
+    ✘ 数出两个事件：得到 None，应为 2（还没有作答？）
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 __all__ = ["check", "check_all", "passes"]
 
 _SHOWN = 120  # characters of a value shown in a message: enough to see what differs
+_CJK = re.compile(r"[\u4e00-\u9fff]")  # a label with Chinese in it gets Chinese messages
+
+# The words of a check's line, per language: English, and the Chinese edition's.
+_WORDS = {
+    "en": {
+        "raised": "{what}: raised {error}",
+        "got": "{what}: got {got}, expected {expected}",
+        "unanswered": " (not answered yet?)",
+        "all": "All {count} checks pass.",
+        "some": "{passed} of {count} checks pass.",
+    },
+    "zh": {
+        "raised": "{what}：抛出了 {error}",
+        "got": "{what}：得到 {got}，应为 {expected}",
+        "unanswered": "（还没有作答？）",
+        "all": "全部 {count} 项检查通过。",
+        "some": "{count} 项检查中通过了 {passed} 项。",
+    },
+}
+
+
+def _words(*labels: str) -> dict[str, str]:
+    return _WORDS["zh" if any(_CJK.search(label) for label in labels) else "en"]
 
 
 def _short(value: Any) -> str:
@@ -38,16 +67,18 @@ def passes(what: str, compute: Callable[[], Any], expected: Any) -> bool:
     ✔ one
     True
     """
+    words = _words(what)
     try:
         got = compute()
     except Exception as error:  # a learner's bug is reported, not raised: the lesson goes on
-        print(f"✘ {what}: raised {type(error).__name__}: {error}")
+        print("✘ " + words["raised"].format(what=what, error=f"{type(error).__name__}: {error}"))
         return False
     if got == expected:
         print(f"✔ {what}")
         return True
-    hint = " (not answered yet?)" if got is None or got is Ellipsis else ""
-    print(f"✘ {what}: got {_short(got)}, expected {_short(expected)}{hint}")
+    hint = words["unanswered"] if got is None or got is Ellipsis else ""
+    line = words["got"].format(what=what, got=_short(got), expected=_short(expected))
+    print(f"✘ {line}{hint}")
     return False
 
 
@@ -72,7 +103,5 @@ def check_all(checks: list[tuple[str, Callable[[], Any], Any]]) -> None:
     All 2 checks pass.
     """
     passed = [passes(what, compute, expected) for what, compute, expected in checks]
-    if all(passed):
-        print(f"All {len(passed)} checks pass.")
-    else:
-        print(f"{sum(passed)} of {len(passed)} checks pass.")
+    words = _words(*(what for what, _, _ in checks))
+    print(words["all" if all(passed) else "some"].format(count=len(passed), passed=sum(passed)))
