@@ -39,7 +39,8 @@ def load_script(name):
 make_exercises = load_script("make_exercises")
 execute_solutions = load_script("execute_solutions")
 
-ZH_STUB = 'raise NotImplementedError("在这里写你的代码")'
+STUB_MESSAGE = "在这里写你的代码"
+ZH_STUB = f'raise NotImplementedError("{STUB_MESSAGE}")'
 
 # One solution, in each edition: (intro, hint, question, answer, check 1, check 2).
 TEXTS = {
@@ -117,6 +118,46 @@ def answer(path):
     cell(notebook, "double").source = "def double(x):\n    return x + x"
     save(notebook, path)
     return path.read_bytes()
+
+
+# -- the Chinese edition as committed (generated from the translations) --------------------------
+
+ZH_SOLUTIONS = sorted((ROOT / "solutions" / "zh").glob("[0-9][0-9]_*.ipynb"))
+needs_translations = pytest.mark.skipif(not ZH_SOLUTIONS, reason="no solutions/zh/ yet")
+
+
+@needs_translations
+def test_the_chinese_exercises_are_up_to_date_with_the_chinese_solutions():
+    zh = make_exercises.editions()["zh"]
+    stale = make_exercises.stale_files(*zh, lang="zh")
+    assert not stale, "run `make exercises`:\n" + "\n".join(
+        f"  zh/{path.name}: {'; '.join(why)}" for path, why in stale.items()
+    )
+    assert [path.name for path in ZH_SOLUTIONS] == [
+        path.name for path in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+    ]
+
+
+@needs_translations
+def test_every_chinese_exercise_as_handed_out_fails_its_first_check_in_chinese(tmp_path, capsys):
+    solutions, exercises = tmp_path / "solutions", tmp_path / "exercises"
+    for path in ZH_SOLUTIONS:
+        (solutions / "zh").mkdir(parents=True, exist_ok=True)
+        (solutions / "zh" / path.name).write_bytes(path.read_bytes())
+    assert make_exercises.main(["--edition", "zh"], solutions, exercises) == 0
+    capsys.readouterr()
+    assert course_command(["progress", "--lang", "zh", "--dir", str(exercises / "zh")]) == 0
+    table = capsys.readouterr().out
+    for path in ZH_SOLUTIONS:
+        checks = sum(bool(progress.check_name(c)) for c in read(path).cells)
+        lesson = progress.lesson(read(path))
+        assert re.match(r"第 \d\d 课$", lesson), lesson
+        row = rf"^{path.stem} +{lesson} +0 / {checks}  "
+        assert re.search(row + f"检查 1：NotImplementedError: {STUB_MESSAGE}$", table, re.M), table
+    assert f"{len(ZH_SOLUTIONS)} 个练习完成了 0 个" in table
+
+
+# -- the machinery, on a hand-made pair --------------------------------------------------------
 
 
 def test_make_exercises_makes_both_editions_each_with_stubs_in_its_own_language(course):
