@@ -5,6 +5,7 @@ In a notebook:
     from streaming_lib.tools.stepper import StreamStepper
     StreamStepper()                                  # the course fixture, 7-byte chunks
     StreamStepper("error_mid_stream", chunk_size=1)  # a fixture by name, a path, or bytes
+    StreamStepper(lang="zh")                         # its labels in Chinese (i18n.STEPPER)
 
 A front end that only reads: the frames come from `frames.compute_frames` and
 their HTML from `html.render_panels`; this module wires ipywidgets controls
