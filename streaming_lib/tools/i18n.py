@@ -191,3 +191,10 @@ STEPPER: dict[str, dict[str, str]] = {
         "page_note": "这个页面需要 JavaScript 才能逐步查看数据流。",
     },
 }
+
+
+# streaming_lib/tools/trace.py: the column headers (the rows stay as the stages say them).
+TRACE: dict[str, dict[str, str]] = {
+    "en": {"number": "#", "event": "event", "index": "idx", "delta": "delta", "state": "state"},
+    "zh": {"number": "#", "event": "事件", "index": "序号", "delta": "增量", "state": "状态"},
+}
