@@ -34,7 +34,7 @@ What each one pays for (benchmarks/README.md, "Results of the committed run",
 - `load_json`: jiter (the SDK's own JSON parser, in Rust) reads event data
   about 3 times faster than `json.loads` (2.4 µs against 0.5 µs on the event
   bodies of benchmark 1); `iter_events` reads plain events with it too.
-- `FastPartialJSONParser` (with `read_string` and `scan_string`): a string
+- `FastPartialJSONParser` (its strings read by `read_string`): a string
   fragment with no `\\u` escape and no surrogate is decoded by `json`'s own
   scanner, in C, in one call (0.4 µs less per fragment), and one with no
   quote, backslash or unprintable character is taken as it is (0.3 µs less):
@@ -404,49 +404,32 @@ def _decoded_length(raw: bytes) -> int:
     return len(raw) if raw.isascii() else utf8_length(raw.decode("utf-8", "replace"))
 
 
-def scan_string(rest: str) -> tuple[str, int, int] | None:
-    """Read a JSON string fragment (str, the text after the opening quote or
-    after what an earlier fragment used) in one call, or None when the plain
-    scanner (`partial_json_strings.read_string`) must read it: a `\\u` escape,
-    a surrogate, a bad escape or control character.
-
-    Returns (decoded text, characters used, cut): `used` counts the closing
-    quote if the string ends in `rest` (`used <= len(rest) - cut`), else it is
-    past the end; `cut` is 1 when `rest` ends with an escape's lone backslash,
-    held back for the next fragment.
-
-        >>> scan_string('ab\\\\n" , 1'), scan_string("ab"), scan_string("\\\\u00e9") is None
-        (('ab\\n', 5, 0), ('ab', 3, 0), True)
-    """
-    if "\\" not in rest and '"' not in rest and rest.isprintable():
-        return rest, len(rest) + 1, 0  # as if closed by a quote after it
-    if "\\u" in rest or not (rest.isascii() or not SURROGATE.search(rest)):
-        return None
-    # An odd number of backslashes at the end: the last one starts an escape
-    # that the next fragment finishes.
-    cut = (len(rest) - len(rest.rstrip("\\"))) & 1 if rest[-1] == "\\" else 0
-    try:
-        decoded, used = scanstring(rest[:-1] + '"' if cut else rest + '"', 0)
-    except ValueError:  # a bad escape or control character
-        return None
-    return decoded, used, cut
-
-
 def read_string(text: str, pos: int) -> tuple[str, int]:
-    """`partial_json_strings.read_string`: the same (decoded text, index where reading
-    stopped), read by `scan_string` in one call where it can.
+    """`partial_json_strings.read_string`: the same (decoded text, index where
+    reading stopped) for a string's characters from `text[pos:]`, read in one
+    call where it can: a fragment with no quote, backslash or unprintable
+    character is taken as it is, and one with no `\\u` escape and no surrogate
+    is decoded by `json.decoder.scanstring`, in C, up to its closing quote if
+    it has one. An odd backslash at the very end starts an escape that the next
+    fragment finishes: reading stops before it. Anything else (a `\\u` escape,
+    a surrogate, a bad escape or control character) is read by the plain one.
 
-        >>> read_string('"ab\\\\n" , 1', 1)
-        ('ab\\n', 5)
+        >>> read_string('"ab\\\\n" , 1', 1), read_string("ab", 0), read_string("ab\\\\", 0)
+        (('ab\\n', 5), ('ab', 2), ('ab', 2))
     """
     rest = text[pos:] if pos else text
-    scanned = scan_string(rest)
-    if scanned is None:
+    if "\\" not in rest and '"' not in rest and rest.isprintable():
+        return rest, len(text)
+    if "\\u" in rest or not (rest.isascii() or not SURROGATE.search(rest)):
         return partial_json_strings.read_string(text, pos)
-    decoded, used, cut = scanned
+    cut = (len(rest) - len(rest.rstrip("\\"))) & 1 if rest[-1] == "\\" else 0
+    try:  # as if a quote closed the string after the fragment
+        decoded, used = scanstring(rest[:-1] + '"' if cut else rest + '"', 0)
+    except ValueError:  # a bad escape or control character: the plain one names it
+        return partial_json_strings.read_string(text, pos)
     if used <= len(rest) - cut:  # a quote of the fragment closed the string: stop there
         return decoded, pos + used - 1
-    return decoded, len(text) - cut  # at the held-back backslash, or the end
+    return decoded, len(text) - cut
 
 
 class FastPartialJSONParser(PartialJSONParser):
