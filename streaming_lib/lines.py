@@ -120,7 +120,7 @@ class LineDecoder:
 
     @property
     def offset(self) -> int:
-        """Bytes fed so far (int)."""
+        """Bytes of the stream so far (int): those fed, after the `offset` it started at."""
         return self._fed
 
     @property
