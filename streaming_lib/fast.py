@@ -13,8 +13,9 @@ escape) is handed to the plain code, or read with the plain stages' own pure
 functions (`sse.parse_field`, `sse.retry_value`, `events.decode_event`,
 `partial_json_strings.read_string`), so every rule still has one home.
 
-What each one pays for (benchmarks/README.md, "Results of the committed run",
-2 CPUs, CPython 3.11):
+What each one pays for (benchmarks/README.md; 2 quiet CPUs, CPython 3.11. The
+committed run, on a machine loaded by other jobs, gave 119 MB/s, 27x and 154x
+where the quiet run below gave 175 MB/s, 17.8x and 115x):
 
 - `FastLineDecoder`: a plain chunk (LF endings only, no strict decoding) is
   split with the state in local variables, no method call per chunk: about
