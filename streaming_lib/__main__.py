@@ -1,6 +1,8 @@
 """Command line: `python -m streaming_lib COMMAND`.
 
-trace [FILE] [--chunk-size N] [--sdk]   one row per event of a stream (tools/trace.py)
+trace [FILE|NAME] [--chunk-size N] [--sdk]
+                                        one row per event of a stream: an .sse file or a
+                                        fixture's name (tools/trace.py)
 serve [--fixture F] [--port P] [--pace SECONDS]
                                         replay a stream as a local Messages API (lab/server.py)
 record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY;
@@ -19,7 +21,7 @@ import sys
 from pathlib import Path
 
 from .lab.api import DEFAULT_MODEL
-from .tools.fixtures import MAIN_FIXTURE
+from .tools.fixtures import MAIN_FIXTURE, stream_path
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,9 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument(
         "file",
         nargs="?",
-        type=Path,
         default=MAIN_FIXTURE,
-        help="an .sse file (default: the course fixture)",
+        metavar="FILE|NAME",
+        help="an .sse file, or a fixture's name such as truncated (default: the course fixture)",
     )
     trace.add_argument(
         "--chunk-size", type=int, default=None, metavar="N", help="feed the bytes N at a time"
@@ -137,9 +139,11 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.chunk_size is not None and args.chunk_size < 1:
             build_parser().error("--chunk-size must be at least 1")
-        if not args.file.is_file():
-            build_parser().error(f"no such file: {args.file}")
-        return run(args.file, chunk_size=args.chunk_size, with_sdk=args.sdk)
+        try:
+            path = stream_path(args.file)
+        except ValueError as error:
+            build_parser().error(str(error))
+        return run(path, chunk_size=args.chunk_size, with_sdk=args.sdk)
     if args.command == "serve":
         from .lab.server import seconds, serve
 

@@ -55,8 +55,10 @@ from .errors import (
     StreamError,
     ToolInputJSONError,
 )
-from .events import load_json
-from .fast import iter_events
+
+# The speed paths of the stages (fast.py): the same events, values and parses as
+# `events.iter_events`, `events.load_json` and `partial_json.PartialJSONParser`.
+from .fast import FastPartialJSONParser, iter_events, load_json
 from .partial_json import Change, PartialJSONError, PartialJSONParser
 from .partial_json_strings import SURROGATE
 from .sse import MAX_EVENT_BYTES
@@ -326,7 +328,7 @@ class MessageAccumulator:
             self._text_parts[index, field] = [self._mended((index, field), block[field])]
         if block.get("type") in TOOL_BLOCK_TYPES:
             self._json_parts[index] = []
-            self.input_parsers[index] = PartialJSONParser()
+            self.input_parsers[index] = FastPartialJSONParser()
 
     def _on_content_block_delta(self, event: dict[str, Any]) -> None:
         index, delta = event["index"], event["delta"]

@@ -40,8 +40,6 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-import jiter
-
 from .errors import EventDataError
 from .partial_json_strings import SURROGATE
 from .sse import MAX_EVENT_BYTES, ServerSentEvent, iter_sse  # noqa: F401 (ServerSentEvent: for the examples)
@@ -179,19 +177,14 @@ def iter_events(
 
 
 def load_json(text: str, *, lone_surrogates: str = "keep", allow_nan: bool = True) -> Any:
-    """`json.loads(text)`: the same value, or the same error, faster; except that
-    a value nested inside more than 200 lists or objects raises ValueError.
-    Used for event data and for a tool's input at its stop.
+    """`json.loads(text)`: the same value, or the same error; except that a value
+    nested inside more than 200 lists or objects raises ValueError, as jiter (the
+    SDK's parser) refuses it. Used for event data and for a tool's input at its
+    stop. (`fast.load_json` gives the same, faster: jiter reads the text first.)
 
-    jiter (the SDK's own JSON parser, in Rust) reads event data about 3 times
-    faster than `json.loads` (benchmarks/README.md), and that was a third of
-    benchmark 1. For the text it accepts, its values are `json.loads`'s
-    (tests/test_accumulator.py checks it on random documents); everything it
-    refuses goes to `json.loads`, which raises its usual error, or takes the
-    few texts jiter refuses and it does not (a lone surrogate escape such as
-    "\\ud800"). The depth limit is jiter's: the accumulator deep-copies what it
-    keeps, and data nested hundreds deep would overflow Python's stack there.
-    So it raises only ValueError (JSONDecodeError for text that is not JSON).
+    The depth limit is jiter's: the accumulator deep-copies what it keeps, and
+    data nested hundreds deep would overflow Python's stack there. So it raises
+    only ValueError (JSONDecodeError for text that is not JSON).
 
     `lone_surrogates`: "keep" (event data: a text delta may hold one half of a
     character whose other half is in the next, which the accumulator pairs),
@@ -205,13 +198,6 @@ def load_json(text: str, *, lone_surrogates: str = "keep", allow_nan: bool = Tru
     `allow_nan=False` refuses `NaN`, `Infinity` and `-Infinity`, which Python's
     parsers take but JSON (RFC 8259, section 6) does not have (a tool's input).
     """
-    try:
-        return jiter.from_json(text.encode(), allow_inf_nan=allow_nan)
-    except ValueError as error:  # also UnicodeEncodeError: a str with a lone surrogate
-        if str(error).startswith("recursion limit exceeded"):
-            raise ValueError(
-                f"nested inside more than {JITER_MAX_DEPTH} lists or objects"
-            ) from None
     try:
         value = json.loads(text) if allow_nan else json.loads(text, parse_constant=_not_json)
         too_deep = _nesting(value) > JITER_MAX_DEPTH

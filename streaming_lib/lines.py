@@ -16,7 +16,8 @@ ending cannot fill memory.
 
 Deliberately not handled here: anything about SSE fields (`event:`, `data:`);
 that is `sse.py`'s job. This module knows only bytes and line endings. The
-speed path for a whole stream (`LineDecoder.feed_each`) is `fast.feed_each`.
+speed path for a whole stream is `fast.FastLineDecoder` (the pipeline's
+`iter_lines`, `iter_sse` and `iter_events` use it).
 
     >>> decoder = LineDecoder()
     >>> decoder.feed(b"data: \\xe5\\x8e")      # ends inside the character 原
@@ -66,11 +67,18 @@ class LineDecoder:
 
     The cost is linear in the number of bytes whatever the chunk sizes: each
     byte is copied into the `pending` buffer at most once.
+
+    `offset` (int, 0 unless told) is for a decoder that takes over a stream
+    midway: the bytes that came before the first chunk it is fed. Error offsets
+    then count from the start of the whole stream, and a byte order mark is
+    looked for only at offset 0. Raises ValueError for an offset below 0.
     """
 
     def __init__(
-        self, *, strict: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES
+        self, *, strict: bool = False, max_line_bytes: int | None = MAX_LINE_BYTES, offset: int = 0
     ) -> None:
+        if offset < 0:
+            raise ValueError(f"an offset is at least 0 bytes, not {offset}")
         self._strict = strict
         # The longest line taken, in bytes; sys.maxsize stands for "no limit"
         # so that the check is one comparison.
@@ -86,16 +94,13 @@ class LineDecoder:
         # Bytes fed so far. `pending` is always the last bytes fed, so it starts
         # at `_fed - len(_pending)`: errors name the offset of a bad byte in the
         # whole stream, not in one chunk.
-        self._fed = 0
+        self._fed = offset
         # Only the very start of the stream may carry a byte order mark.
-        self._at_start = True
+        self._at_start = offset == 0
         # Strict mode met a bad byte (or a line was too long) after some good
         # lines in the same chunk: those lines were handed back first, and
         # this is raised next.
         self._failure: SSEDecodeError | SizeLimitError | None = None
-        # A `feed_each` (fast.py) is under way: it holds part of the state in
-        # its local variables, so `feed` and `flush` must wait until it ends.
-        self._feeding_each = False
 
     @property
     def strict(self) -> bool:
@@ -115,7 +120,7 @@ class LineDecoder:
 
     @property
     def offset(self) -> int:
-        """Bytes fed so far (int)."""
+        """Bytes of the stream so far (int): those fed, after the `offset` it started at."""
         return self._fed
 
     @property
@@ -127,17 +132,10 @@ class LineDecoder:
         """Add one network chunk; return the lines it completes (list of str).
 
         `chunk` is bytes (a bytearray or memoryview is copied to bytes first).
-        Raises TypeError for anything else, such as str, RuntimeError while
-        a `feed_each` over this decoder is under way, `SSEDecodeError` (strict
+        Raises TypeError for anything else, such as str, `SSEDecodeError` (strict
         mode) and `SizeLimitError` (a line too long; then at every later call)."""
-        if self._feeding_each:
-            raise RuntimeError(
-                "feed() while a feed_each() over this decoder is under way: finish or close it "
-                "first"
-            )
-        return self._feed(chunk if type(chunk) is bytes else _as_bytes(chunk))
-
-    def _feed(self, chunk: bytes) -> list[str]:
+        if type(chunk) is not bytes:
+            chunk = _as_bytes(chunk)
         start = self._fed - len(self._pending)  # where `pending` starts in the stream
         self._fed += len(chunk)
         if LF not in chunk and CR not in chunk:
@@ -184,12 +182,12 @@ class LineDecoder:
         return lines
 
     def feed_each(self, chunks: Iterable[bytes], *, decode: bool = True) -> Iterator[list]:
-        """Feed every chunk of `chunks` (bytes) in turn; yield the lines each one
-        completes (a non-empty list of str, or of UTF-8 bytes with `decode=False`),
-        exactly as calling `feed` would, but faster: see `fast.feed_each`."""
-        from .fast import feed_each  # the speed path lives apart (and builds on this module)
-
-        return feed_each(self, chunks, decode=decode)
+        """`feed` every chunk of `chunks` (bytes) in turn; yield the lines each one
+        completes (a non-empty list of str, or of UTF-8 bytes with `decode=False`).
+        (`fast.FastLineDecoder.feed_each` yields the same, faster.)"""
+        for chunk in chunks:
+            if lines := self.feed(chunk):
+                yield lines if decode else [line.encode() for line in lines]
 
     def feed_all(self, chunks: Iterable[bytes], *, decode: bool = True) -> Iterator[list]:
         """`feed_each(chunks, decode=decode)`, then `flush()`: every batch of lines,
@@ -199,14 +197,7 @@ class LineDecoder:
             yield last if decode else [line.encode() for line in last]
 
     def flush(self) -> list[str]:
-        """End of stream: return the unterminated last line, if any (list of 0 or 1 str).
-
-        Raises RuntimeError while a `feed_each` over this decoder is under way."""
-        if self._feeding_each:
-            raise RuntimeError(
-                "flush() while a feed_each() over this decoder is under way: finish or close it "
-                "first"
-            )
+        """End of stream: return the unterminated last line, if any (list of 0 or 1 str)."""
         if self._failure:
             raise self._failure
         if not self._pending or (self._at_start and self._pending == BOM):

@@ -26,9 +26,10 @@ a high one at the very end waits for what follows.  The accumulator's strict par
 the block's stop (``load_json(..., lone_surrogates="replace")``) reads them the same
 way, so the preview and the final input agree.
 
-Strings and their escapes are decoded by ``partial_json_strings.py``; most string
-fragments are read in one call by ``fast.scan_string``.  What is left here is the
-grammar: the states, and the stack of open lists and dicts.
+Strings and their escapes are decoded by ``partial_json_strings.py``.  What is left
+here is the grammar: the states, and the stack of open lists and dicts.  (The
+accumulator uses ``fast.FastPartialJSONParser``: the same parser, its strings read
+by json's own scanner where it can.)
 
 Non-goals: bytes input; jiter's other options (Decimal floats, duplicate-key errors);
 byte or line/column positions (offsets count characters); several documents per stream.
@@ -41,13 +42,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .events import JITER_MAX_DEPTH
-from .fast import scan_string
 from .partial_json_strings import (
-    ESCAPES,
-    STRING_STOP,
     SURROGATE,  # noqa: F401 (still importable from here)
     PartialJSONError,
     decode_escape,
+    read_string,
 )
 
 MAX_INT_DIGITS = 4300  # jiter, like Python's int(), rejects longer integers
@@ -164,6 +163,10 @@ class PartialJSONParser:
     A change carries its whole path, so costs O(depth); ``track_changes=False`` skips
     them (``feed`` then returns []).
     """
+
+    # How the characters of a string are read: `read_string` (a function of the text and
+    # a position; `fast.FastPartialJSONParser` puts a faster one with the same results here).
+    _read_string = staticmethod(read_string)
 
     def __init__(self, *, max_depth: int | None = JITER_MAX_DEPTH, track_changes: bool = True):
         self.max_depth, self._track = max_depth, track_changes
@@ -365,56 +368,24 @@ class PartialJSONParser:
         self._state = self._string
 
     def _string(self, text: str, pos: int) -> int:
-        """Inside a string.  Most fragments are read in one call by `fast.scan_string`
-        (plain text, or escapes that json's own scanner decodes); the rest go through
-        ``_string_by_runs``, which also names errors."""
-        rest = text[pos:] if pos else text
-        scanned = scan_string(rest)
-        if scanned is None:
-            return self._string_by_runs(text, pos)
-        decoded, used, cut = scanned
-        if used <= len(rest) - cut:  # a quote of the fragment closed the string
-            if decoded:
-                self._pieces.append(decoded)
-            return self._end_string(pos + used)
+        """Inside a string: its characters up to the closing quote, an escape that
+        ``_escape`` reads, a character no string may hold, or the end of the fragment."""
+        decoded, end = self._read_string(text, pos)
         if decoded:
-            pieces = self._pieces
-            if self._fresh == len(pieces) and self._track and self._reading == "string":
-                self._changes.append(AppendString(self._string_path, decoded))  # report it
-                self._fresh += 1  # here, as `feed` would at its end
-            pieces.append(decoded)
-        if cut:
-            self._escape_text, self._escape_at = "", self.position + len(text) - 1
+            self._pieces.append(decoded)
+        if end == len(text):
+            return end
+        char = text[end]
+        if char == '"':
+            return self._end_string(end + 1)
+        if char == "\\":
+            self._escape_text, self._escape_at = "", self.position + end
             self._state = self._escape
-        return len(text) - cut
-
-    def _string_by_runs(self, text: str, pos: int) -> int:
-        """Inside a string: take each run up to the next quote, backslash or bad character,
-        and the one-character escapes (``\\n``, ``\\"``) between runs."""
-        pieces, search = self._pieces, STRING_STOP.search
-        while True:
-            stop = search(text, pos)
-            end = stop.start() if stop else len(text)
-            if end > pos:
-                pieces.append(text[pos:end])
-            if stop is None:
-                return end
-            char = text[end]
-            if char != "\\":
-                break
-            simple = ESCAPES.get(text[end + 1 : end + 2])
-            if simple is None:  # "\\u...", a bad escape, or the fragment ends here
-                self._escape_text, self._escape_at = "", self.position + end
-                self._state = self._escape
-                return end
-            pieces.append(simple)
-            pos = end + 2
-        if char != '"':
-            bad = "control character (\\u0000-\\u001F) found while parsing a string"
-            raise PartialJSONError(
-                bad if char < " " else "invalid unicode code point", self.position + end
-            )
-        return self._end_string(end + 1)
+            return end
+        bad = "control character (\\u0000-\\u001F) found while parsing a string"
+        raise PartialJSONError(
+            bad if char < " " else "invalid unicode code point", self.position + end
+        )
 
     def _end_string(self, pos: int) -> int:
         """The closing quote came just before ``pos``: the key or string value is complete."""

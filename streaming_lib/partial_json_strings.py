@@ -12,6 +12,8 @@ Deliberately not handled here: the grammar around strings (`partial_json.py`).
 
     >>> decode_escape("\\\\n..."), decode_escape("\\\\u00e9"), decode_escape("\\\\u00")
     (('\\n', 2), ('é', 6), None)
+    >>> read_string('ab\\\\n" , 1', 0), read_string('x\\\\u00e9"', 0)
+    (('ab\\n', 4), ('x', 1))
 """
 
 from __future__ import annotations
@@ -38,6 +40,31 @@ class PartialJSONError(ValueError):
     def __init__(self, message: str, offset: int):
         super().__init__(f"{message} at offset {offset}")
         self.message, self.offset = message, offset
+
+
+def read_string(text: str, pos: int) -> tuple[str, int]:
+    """Read the characters of a JSON string from ``text[pos:]``: (the text they decode
+    to, the index where reading stopped).
+
+    Reading stops at the closing quote, at an escape other than a one-character one
+    (``\\u``, a bad escape, or a backslash at the very end: ``decode_escape`` reads
+    those), at a character no JSON string holds (a control character, or a surrogate),
+    or at the end of ``text`` (the index is then ``len(text)``).  Between them, each run
+    of plain characters is copied as one slice.
+    """
+    pieces, search = [], STRING_STOP.search
+    while True:
+        stop = search(text, pos)
+        end = stop.start() if stop else len(text)
+        if end > pos:
+            pieces.append(text[pos:end])
+        if stop is None or text[end] != "\\":
+            return "".join(pieces), end
+        simple = ESCAPES.get(text[end + 1 : end + 2])
+        if simple is None:
+            return "".join(pieces), end
+        pieces.append(simple)
+        pos = end + 2
 
 
 def hex4(raw: str, at: int) -> int | None:

@@ -1,20 +1,23 @@
 """The fast paths (`streaming_lib/fast.py`) give exactly what the plain stages give.
 
-`LineDecoder.feed_each`, `iter_sse` and `iter_events` split plain chunks and
-handle the common lines themselves, for speed, and hand everything else to
-`feed`, `parse_field` and `decode_event`; `scan_string` reads most JSON string
-fragments in one call where `PartialJSONParser` would read them run by run.
-Whatever the bytes (any field, comments, CR, CRLF, a byte order mark, broken
-UTF-8) and wherever the chunks end, the lines, the events and the errors must be
-the ones the stages give one call at a time.
+`FastLineDecoder`, `iter_sse` and `iter_events` split plain chunks and handle
+the common lines themselves, for speed, and hand everything else to a
+`LineDecoder`, `parse_field` and `decode_event`; `read_string` reads most JSON
+string fragments in one call where `partial_json_strings.read_string` reads them
+run by run; `load_json` asks jiter first. Whatever the bytes (any field,
+comments, CR, CRLF, a byte order mark, broken UTF-8) and wherever the chunks
+end, the lines, the events, the values and the errors must be the ones the
+plain stages give one call at a time.
 """
 
+import json
 from functools import partial
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import streaming_lib
 from streaming_lib import (
     LineDecoder,
     SizeLimitError,
@@ -30,8 +33,10 @@ from streaming_lib import (
     lines,
     sse,
 )
+from streaming_lib.fast import FastLineDecoder, FastPartialJSONParser
 from streaming_lib.fixtures import chunked
 from streaming_lib.partial_json import PartialJSONError, PartialJSONParser
+from streaming_lib.partial_json_strings import read_string
 
 # Pieces of a stream: every kind of line, every line ending, and bytes that
 # break UTF-8 or sit on either side of a character boundary.
@@ -248,6 +253,21 @@ def test_the_same_bytes_in_one_chunk_or_many_give_the_same_events_and_errors(str
     )
 
 
+def fed_one_by_one(decoder, chunks):  # -> (lines, state) after each chunk, then flush
+    for chunk in chunks:
+        yield decoder.feed(chunk), (decoder.pending, decoder.offset, decoder.after_cr)
+    yield decoder.flush(), (decoder.pending, decoder.offset, decoder.after_cr)
+
+
+@given(chunkings(), st.booleans(), limits)
+def test_fast_line_decoder_gives_the_lines_errors_and_state_of_line_decoder(stream, strict, limit):
+    raw, chunks = stream
+    options = {"strict": strict, "max_line_bytes": limit}
+    assert run(lambda: fed_one_by_one(FastLineDecoder(**options), chunks)) == run(
+        lambda: fed_one_by_one(LineDecoder(**options), chunks)
+    )
+
+
 @given(chunkings(), limits)
 def test_feed_each_yields_what_feed_returns_chunk_by_chunk(stream, limit):
     raw, chunks = stream
@@ -258,23 +278,29 @@ def test_feed_each_yields_what_feed_returns_chunk_by_chunk(stream, limit):
             if lines := decoder.feed(chunk):
                 yield lines
 
-    assert run(lambda: LineDecoder(max_line_bytes=limit).feed_each(chunks)) == run(fed_one_by_one)
+    for cls in (FastLineDecoder, LineDecoder):
+        decoder = cls(max_line_bytes=limit)
+        assert run(partial(decoder.feed_each, chunks)) == run(fed_one_by_one)
 
 
 @given(chunkings(), st.booleans())
 def test_feed_each_without_decoding_gives_the_same_lines_as_utf_8_bytes(stream, strict):
     raw, chunks = stream
 
-    def decoded_later():
-        for batch in LineDecoder(strict=strict).feed_each(chunks, decode=False):
+    def decoded_later(decoder):
+        for batch in decoder.feed_each(chunks, decode=False):
             assert batch and all(type(line) is bytes for line in batch)
             yield [line.decode("utf-8", "replace") for line in batch]
 
-    assert run(decoded_later) == run(lambda: LineDecoder(strict=strict).feed_each(chunks))
+    for cls in (FastLineDecoder, LineDecoder):
+        assert run(partial(decoded_later, cls(strict=strict))) == run(
+            lambda: LineDecoder(strict=strict).feed_each(chunks)
+        )
 
 
-def test_feed_each_stopped_early_leaves_the_decoder_where_it_was():
-    decoder = LineDecoder()
+@pytest.mark.parametrize("cls", [FastLineDecoder, LineDecoder])
+def test_feed_each_stopped_early_leaves_the_decoder_where_it_was(cls):
+    decoder = cls()
     batches = decoder.feed_each([b"data: a\n", b"data: b", b"c\n", b"tail"])
     assert next(batches) == ["data: a"]
     batches.close()  # the caller stopped after the first chunk
@@ -284,8 +310,24 @@ def test_feed_each_stopped_early_leaves_the_decoder_where_it_was():
     assert decoder.offset == 8 + 8 + 5
 
 
+def test_a_fast_decoder_taken_over_midway_counts_offsets_from_the_start_of_the_stream():
+    decoder = FastLineDecoder(max_line_bytes=4)
+    assert list(decoder.feed_each([b"ab\ncd", b"\r\n"])) == [["ab"], ["cd"]]  # a CR: plain now
+    assert (decoder.offset, decoder.after_cr) == (7, False)
+    with pytest.raises(SizeLimitError) as caught:
+        decoder.feed(b"\xef\xbb\xbfxy\n")  # not the stream's start: no byte order mark here
+    assert caught.value.offset == 7
+
+
+def test_line_decoder_taking_over_at_an_offset_keeps_a_byte_order_mark_as_a_character():
+    assert LineDecoder(offset=5).feed(b"\xef\xbb\xbfa\n") == ["\ufeffa"]
+    assert LineDecoder(offset=0).feed(b"\xef\xbb\xbfa\n") == ["a"]
+    with pytest.raises(ValueError):
+        LineDecoder(offset=-1)
+
+
 def test_feed_and_flush_wait_until_feed_each_is_over():
-    decoder = LineDecoder()
+    decoder = FastLineDecoder()
     batches = decoder.feed_each([b"a\n", b"b\n"])
     assert next(batches) == ["a"]
     assert (decoder.pending, decoder.offset) == (b"", 2)  # up to date while it waits
@@ -308,9 +350,10 @@ def test_feed_and_flush_wait_until_feed_each_is_over():
     assert decoder.feed(b"d\n") == ["d"]  # usable again once feed_each is over
 
 
-def test_an_error_inside_feed_each_leaves_the_decoder_as_feed_would():
+@pytest.mark.parametrize("cls", [FastLineDecoder, LineDecoder])
+def test_an_error_inside_feed_each_leaves_the_decoder_as_feed_would(cls):
     for how in ("feed", "feed_each"):
-        decoder = LineDecoder(strict=True)
+        decoder = cls(strict=True)
         with pytest.raises(SSEDecodeError) as first:
             decoder.feed(b"\xff\n") if how == "feed" else list(decoder.feed_each([b"\xff\n"]))
         with pytest.raises(SSEDecodeError) as again:  # the bad line is still pending
@@ -396,12 +439,6 @@ json_texts = st.lists(
 ).map(lambda strings: "[" + ", ".join(f'"{text}"' for text in strings) + ', {"k": 1}]')
 
 
-class ParserReadingRunByRun(PartialJSONParser):
-    """The parser without `fast.scan_string`: every string read by `_string_by_runs`."""
-
-    _string = PartialJSONParser._string_by_runs
-
-
 def parsed(parser_class, fragments):  # -> (changes and snapshots per fragment, the error or None)
     parser, seen = parser_class(), []
     try:
@@ -413,8 +450,71 @@ def parsed(parser_class, fragments):  # -> (changes and snapshots per fragment, 
 
 
 @given(st.data(), json_texts)
-def test_scan_string_reads_string_fragments_as_the_run_by_run_scanner_does(data, text):
+def test_the_fast_parser_gives_the_changes_snapshots_and_errors_of_the_plain_one(data, text):
     cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=10)))
     bounds = [0, *cuts, len(text)]
     fragments = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
-    assert parsed(PartialJSONParser, fragments) == parsed(ParserReadingRunByRun, fragments)
+    assert parsed(FastPartialJSONParser, fragments) == parsed(PartialJSONParser, fragments)
+
+
+@given(st.data(), json_texts)
+def test_fast_read_string_stops_where_the_plain_one_does_with_the_same_text(data, text):
+    pos = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(pos, len(text)))
+    assert fast.read_string(text[:end], pos) == read_string(text[:end], pos)
+
+
+def test_the_accumulator_parses_tool_input_with_the_fast_parser():
+    acc = streaming_lib.MessageAccumulator()
+    acc.feed({"type": "message_start", "message": {"id": "m", "content": [], "usage": {}}})
+    tool = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+    acc.feed({"type": "content_block_start", "index": 0, "content_block": tool})
+    assert type(acc.input_parsers[0]) is FastPartialJSONParser
+
+
+# JSON documents, and texts near them: cut, or with a character put in (jiter refuses
+# some that json.loads takes: a lone surrogate escape, a str that is not UTF-8).
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(st.sampled_from(["a", "é", "😀", '"', "\\", "\n", "\ud800", "\x01"])),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(["a", "b", "type", "\ud83d"]), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@st.composite
+def json_like_texts(draw):
+    text = json.dumps(draw(json_values), ensure_ascii=draw(st.booleans()))
+    where = draw(st.integers(0, len(text)))
+    return draw(
+        st.sampled_from(
+            [
+                text,
+                text[:where],
+                text[:where]
+                + draw(st.sampled_from(["x", '"', ",", "]", "\ud800", "\\ud800"]))
+                + text[where:],
+                "[" * 201 + text + "]" * 201,
+                "[" * 200 + text + "]" * 200,
+            ]
+        )
+    )
+
+
+def loaded(load, text, **options):  # -> the value's repr (-0.0, nan) or the error
+    try:
+        return "value", repr(load(text, **options))
+    except ValueError as error:
+        return "error", type(error), str(error)
+
+
+@given(json_like_texts(), st.sampled_from(["keep", "replace"]), st.booleans())
+def test_fast_load_json_gives_the_values_and_errors_of_events_load_json(text, surrogates, nan):
+    options = {"lone_surrogates": surrogates, "allow_nan": nan}
+    assert loaded(fast.load_json, text, **options) == loaded(events.load_json, text, **options)

@@ -6,8 +6,9 @@ import sys
 
 import pytest
 
+from streaming_lib.__main__ import main
 from streaming_lib.tools.block_progress import TAIL_CHARS
-from streaming_lib.tools.fixtures import MAIN_FIXTURE
+from streaming_lib.tools.fixtures import FIXTURES_DIR, MAIN_FIXTURE
 from streaming_lib.tools.trace import ROW_COLUMNS, run, width
 
 
@@ -39,6 +40,7 @@ def test_text_rows_show_what_the_event_added_the_running_length_and_the_end_of_t
 
 def test_tool_rows_show_counts_whether_the_buffer_parses_what_changed_and_the_input_at_the_stop():
     _, out = trace_lines(chunk_size=3)
+    out = out[1:]  # the first line says how the bytes were cut
     assert [("✔" in row, "✘" in row) for row in out[11:16]] == [(False, True)] * 4 + [(True, False)]
     assert out[12].endswith('+12 chars, 12 so far · ✘ not JSON yet · input["path"] += "ca"')
     assert out[15].endswith('+14 chars, 68 so far · ✔ parses · input["content"] += "turn a + b\\n"')
@@ -279,4 +281,38 @@ def test_the_trace_reads_nothing_after_message_stop_as_accumulate(tmp_path):
     path.write_bytes(MAIN_FIXTURE.read_bytes() + late + b"data: not even json\n\n")
     for size in (1, 7, None):
         status, out = trace_lines(path, chunk_size=size)
-        assert status == 0 and out == trace_lines()[1]
+        assert status == 0 and out[1 if size else 0 :] == trace_lines()[1]
+
+
+@pytest.mark.parametrize("size", [1, 2, 7, 4096])
+def test_with_a_chunk_size_the_first_line_says_how_the_bytes_were_cut_and_the_rows_are_the_same(
+    size,
+):
+    raw, (_, whole) = MAIN_FIXTURE.read_bytes(), trace_lines()
+    status, out = trace_lines(chunk_size=size)
+    count = (len(raw) + size - 1) // size
+    chunks, unit = ("chunk" if count == 1 else "chunks"), ("byte" if size == 1 else "bytes")
+    assert status == 0
+    assert out[0] == f"fixture.sse: {len(raw):,} bytes in {count:,} {chunks} of {size:,} {unit}"
+    assert out[1:] == whole
+
+
+def test_without_a_chunk_size_the_trace_starts_with_its_header():
+    assert trace_lines()[1][0].split()[:2] == ["#", "event"]
+
+
+@pytest.mark.parametrize("name", ["truncated", "fixture", "crlf"])
+def test_trace_takes_a_fixture_name_as_serve_does(name, capsys):
+    by_name = main(["trace", name, "--chunk-size", "5"])
+    named = capsys.readouterr().out
+    by_path = main(["trace", str(FIXTURES_DIR / f"{name}.sse"), "--chunk-size", "5"])
+    assert (by_name, named) == (by_path, capsys.readouterr().out)
+    assert named.startswith(f"{name}.sse: ")
+
+
+def test_trace_of_neither_a_file_nor_a_fixture_names_the_fixtures(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["trace", "no_such_stream"])
+    error = capsys.readouterr().err
+    assert caught.value.code == 2
+    assert "no such file or fixture: no_such_stream" in error and "truncated" in error

@@ -1,6 +1,6 @@
 """The replay server: a local Messages API that replays a fixture over real HTTP.
 
-`POST /v1/messages` answers like the real API, but from a recorded stream:
+`POST /v1/messages` answers like the real API, from a hand-made fixture (or any .sse file):
 
 - with `"stream": true` in the JSON body: the fixture's bytes as
   `text/event-stream`, one event at a time, `pace` seconds apart, with the

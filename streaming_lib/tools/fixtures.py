@@ -34,6 +34,26 @@ def read_fixture(name: str = "fixture", directory: Path = FIXTURES_DIR) -> bytes
     return (directory / f"{name}.sse").read_bytes()
 
 
+def stream_path(name_or_path: str | Path, directory: Path = FIXTURES_DIR) -> Path:
+    """The .sse file to read for `name_or_path`: the file itself if there is one at
+    that path, else the fixture of that name (for example "truncated").
+
+    Raises ValueError, listing the fixtures, when it is neither.
+
+    >>> stream_path("truncated").name
+    'truncated.sse'
+    """
+    path = Path(name_or_path)
+    if path.is_file():
+        return path
+    if str(name_or_path) in fixture_names(directory):
+        return directory / f"{name_or_path}.sse"
+    raise ValueError(
+        f"no such file or fixture: {name_or_path} (the fixtures are: "
+        f"{', '.join(fixture_names(directory))})"
+    )
+
+
 def chunked(raw: bytes, size: int) -> list[bytes]:
     """`raw` cut into chunks of `size` bytes (the last may be shorter).
 

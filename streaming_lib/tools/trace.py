@@ -1,6 +1,6 @@
 """The trace command: one row per event, showing what each stage made of it.
 
-    python -m streaming_lib trace [FILE] [--chunk-size N] [--sdk]
+    python -m streaming_lib trace [FILE|NAME] [--chunk-size N] [--sdk]
 
 A front end: it only reads the stages' state, it decides nothing itself.
 For each event it prints its number, name, `[index]`, the delta as received
@@ -182,6 +182,22 @@ def describe_state(acc: MessageAccumulator, event: dict[str, Any], progress: Pro
     return ""
 
 
+def chunking(size: int, chunk_size: int) -> str:
+    """How a stream of `size` bytes is cut into chunks of `chunk_size` bytes, in words.
+
+    >>> chunking(2351, 7)
+    '2,351 bytes in 336 chunks of 7 bytes'
+    >>> chunking(5, 1), chunking(3, 8)
+    ('5 bytes in 5 chunks of 1 byte', '3 bytes in 1 chunk of 8 bytes')
+    """
+    count = -(-size // chunk_size)  # the last chunk may be shorter
+    return (
+        f"{size:,} {'byte' if size == 1 else 'bytes'} in {count:,} "
+        f"{'chunk' if count == 1 else 'chunks'} of {chunk_size:,} "
+        f"{'byte' if chunk_size == 1 else 'bytes'}"
+    )
+
+
 def chunks_of(raw: bytes, size: int) -> Iterator[bytes]:
     """`raw` in chunks of `size` bytes, one at a time (a list of them all would hold the stream
     twice)."""
@@ -237,8 +253,13 @@ def trace(
 def run(
     path: Path, *, chunk_size: int | None, with_sdk: bool, out: Callable[[str], None] = print
 ) -> int:
-    """The `trace` command: returns the exit status (0 ok, 1 stream error or SDK mismatch)."""
+    """The `trace` command: returns the exit status (0 ok, 1 stream error or SDK mismatch).
+
+    With a `chunk_size`, the first line says how the bytes were cut, e.g.
+    "fixture.sse: 2,351 bytes in 336 chunks of 7 bytes"."""
     raw = path.read_bytes()
+    if chunk_size is not None:
+        out(f"{path.name}: {chunking(len(raw), chunk_size)}")
     try:
         acc = trace(raw, chunk_size=chunk_size, out=out)
     except StreamError:
