@@ -1,8 +1,9 @@
 """Command line: `python -m streaming_lib COMMAND`.
 
-trace [FILE|NAME] [--chunk-size N] [--sdk]
+trace [FILE|NAME] [--chunk-size N] [--sdk] [--lang zh]
                                         one row per event of a stream: an .sse file or a
-                                        fixture's name (tools/trace.py)
+                                        fixture's name (tools/trace.py); --lang zh: column
+                                        headers in Chinese
 serve [--fixture F] [--port P] [--pace SECONDS]
                                         replay a stream as a local Messages API (lab/server.py)
 record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY;
@@ -43,6 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     trace.add_argument(
         "--sdk", action="store_true", help="check the result against the real anthropic SDK"
+    )
+    trace.add_argument(
+        "--lang",
+        choices=["en", "zh"],
+        default="en",
+        help="the language of the column headers (default: en); event names stay as on the wire",
     )
 
     # serve and record: an option left out is not passed on, so its default is
@@ -143,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             path = stream_path(args.file)
         except ValueError as error:
             build_parser().error(str(error))
-        return run(path, chunk_size=args.chunk_size, with_sdk=args.sdk)
+        return run(path, chunk_size=args.chunk_size, with_sdk=args.sdk, lang=args.lang)
     if args.command == "serve":
         from .lab.server import seconds, serve
 

@@ -316,3 +316,30 @@ def test_trace_of_neither_a_file_nor_a_fixture_names_the_fixtures(capsys):
     error = capsys.readouterr().err
     assert caught.value.code == 2
     assert "no such file or fixture: no_such_stream" in error and "truncated" in error
+
+
+def test_the_column_headers_are_in_chinese_when_asked_and_the_rows_stay_as_on_the_wire():
+    _, english = trace_lines()
+    chinese = []
+    assert run(MAIN_FIXTURE, chunk_size=None, with_sdk=False, out=chinese.append, lang="zh") == 0
+    header = chinese[0]
+    assert header.split() == ["#", "事件", "序号", "增量", "状态"]
+    # The columns stay where they were in a terminal (a Chinese character is two columns).
+    for zh, en in (("序号", "idx"), ("增量", "delta"), ("状态", "state")):
+        assert width(header[: header.index(zh)]) == english[0].index(en)
+    assert chinese[1:] == english[1:]  # the rows: event names, deltas, stop_reason, verdicts
+    with pytest.raises(ValueError, match="unknown language"):
+        run(MAIN_FIXTURE, chunk_size=None, with_sdk=False, out=chinese.append, lang="fr")
+
+
+def test_the_command_line_takes_lang_zh():
+    done = subprocess.run(
+        [sys.executable, "-m", "streaming_lib", "trace", "--lang", "zh"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].split() == ["#", "事件", "序号", "增量", "状态"]
+    assert "message_start" in done.stdout and "stop_reason" in done.stdout

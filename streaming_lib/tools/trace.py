@@ -1,6 +1,6 @@
 """The trace command: one row per event, showing what each stage made of it.
 
-    python -m streaming_lib trace [FILE|NAME] [--chunk-size N] [--sdk]
+    python -m streaming_lib trace [FILE|NAME] [--chunk-size N] [--sdk] [--lang zh]
 
 A front end: it only reads the stages' state, it decides nothing itself.
 For each event it prints its number, name, `[index]`, the delta as received
@@ -39,6 +39,7 @@ from ..lines import LineDecoder
 from ..partial_json import AppendString, Change, SetValue
 from ..sse import SSEDecoder
 from .block_progress import BlockProgress, Progress
+from .i18n import TRACE, words
 
 COLUMNS = (4, 20, 5, 37)  # widths of: number, event, [index], delta (the state follows)
 STATE_COLUMNS = 100  # the state column is cut (with "…") past this many terminal columns
@@ -206,16 +207,22 @@ def chunks_of(raw: bytes, size: int) -> Iterator[bytes]:
 
 
 def trace(
-    raw: bytes, *, chunk_size: int | None = None, out: Callable[[str], None] = print
+    raw: bytes,
+    *,
+    chunk_size: int | None = None,
+    out: Callable[[str], None] = print,
+    lang: str = "en",
 ) -> MessageAccumulator:
-    """Print the trace of stream `raw` (bytes) delivered in `chunk_size`-byte chunks.
+    """Print the trace of stream `raw` (bytes) delivered in `chunk_size`-byte chunks, its column
+    headers in `lang` ("en" or "zh": `i18n.TRACE`; the rows are the same in both).
 
     Returns the accumulator; raises the `StreamError` that ended the stream,
     after printing it and the partial message.
     """
+    say = words(TRACE, lang)
     lines, sse, acc, progress = LineDecoder(), SSEDecoder(), MessageAccumulator(), Progress()
-    header = ("#", "event", "idx", "delta")
-    out("".join(cell(h, w) for h, w in zip(header, COLUMNS, strict=True)) + "state")
+    header = (say["number"], say["event"], say["index"], say["delta"])
+    out("".join(cell(h, w) for h, w in zip(header, COLUMNS, strict=True)) + say["state"])
     try:
         for chunk in chain(chunks_of(raw, chunk_size or max(len(raw), 1)), [None]):
             if acc.complete:
@@ -251,9 +258,15 @@ def trace(
 
 
 def run(
-    path: Path, *, chunk_size: int | None, with_sdk: bool, out: Callable[[str], None] = print
+    path: Path,
+    *,
+    chunk_size: int | None,
+    with_sdk: bool,
+    out: Callable[[str], None] = print,
+    lang: str = "en",
 ) -> int:
     """The `trace` command: returns the exit status (0 ok, 1 stream error or SDK mismatch).
+    `lang`: the language of the column headers ("en" or "zh").
 
     With a `chunk_size`, the first line says how the bytes were cut, e.g.
     "fixture.sse: 2,351 bytes in 336 chunks of 7 bytes"."""
@@ -261,7 +274,7 @@ def run(
     if chunk_size is not None:
         out(f"{path.name}: {chunking(len(raw), chunk_size)}")
     try:
-        acc = trace(raw, chunk_size=chunk_size, out=out)
+        acc = trace(raw, chunk_size=chunk_size, out=out, lang=lang)
     except StreamError:
         if with_sdk:
             from .sdk import sdk_verdict  # the SDK only checks, and loads only when asked
