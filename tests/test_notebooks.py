@@ -64,13 +64,22 @@ def output_texts(cell):
 
 
 notebook_params = pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+# Every notebook a learner opens: the lessons, the bonus notebooks, and the Chinese edition.
+EVERY_NOTEBOOK = sorted(
+    p for p in NOTEBOOKS_DIR.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
+)
+every_notebook = pytest.mark.parametrize(
+    "path",
+    EVERY_NOTEBOOK,
+    ids=[p.relative_to(NOTEBOOKS_DIR).with_suffix("").as_posix() for p in EVERY_NOTEBOOK],
+)
 
 
 def test_the_course_has_one_notebook_per_step_in_order():
     assert [p.stem for p in NOTEBOOKS] == COURSE
 
 
-@notebook_params
+@every_notebook
 def test_the_notebook_runs_on_the_python3_kernel(path):
     # Named as JupyterLab names it when it starts the kernel: opening the notebook
     # leaves its metadata as it is, so it does not show as unsaved.
@@ -81,13 +90,13 @@ def test_the_notebook_runs_on_the_python3_kernel(path):
     }
 
 
-@notebook_params
+@every_notebook
 def test_code_cells_were_executed_once_each_in_order_from_a_fresh_kernel(path):
     counts = [cell.execution_count for cell in code_cells(read(path))]
     assert counts == list(range(1, len(counts) + 1))
 
 
-@notebook_params
+@every_notebook
 def test_no_cell_fails_unless_it_is_tagged_raises_exception(path):
     for number, cell in enumerate(code_cells(read(path)), 1):
         failed = any(output.output_type == "error" for output in cell.outputs)
@@ -96,7 +105,7 @@ def test_no_cell_fails_unless_it_is_tagged_raises_exception(path):
         )
 
 
-@notebook_params
+@every_notebook
 def test_outputs_and_sources_hold_no_machine_paths(path):
     for number, cell in enumerate(read(path).cells, 1):
         for text in [cell.source, *output_texts(cell)]:
@@ -107,7 +116,7 @@ def test_outputs_and_sources_hold_no_machine_paths(path):
             )
 
 
-@notebook_params
+@every_notebook
 def test_stored_outputs_hold_no_addresses_timestamps_or_warnings(path):
     for number, cell in enumerate(code_cells(read(path)), 1):
         if IGNORE_OUTPUT in cell.source:
@@ -121,7 +130,7 @@ def test_stored_outputs_hold_no_addresses_timestamps_or_warnings(path):
         assert "stderr" not in streams, f"code cell {number} writes to stderr (a warning?)"
 
 
-@notebook_params
+@every_notebook
 def test_widget_cells_keep_their_static_html_not_a_view_of_a_model_that_is_gone(path):
     # The model of a stored widget view lives only in the kernel that ran the
     # notebook: JupyterLab would show "model not found" in its place.
@@ -139,7 +148,7 @@ def test_widget_cells_keep_their_static_html_not_a_view_of_a_model_that_is_gone(
                 )
 
 
-@notebook_params
+@every_notebook
 def test_nothing_that_varies_is_stored_in_metadata(path):
     notebook = read(path)
     assert "widgets" not in notebook.metadata, "widget state holds random model ids"

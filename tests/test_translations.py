@@ -1,0 +1,107 @@
+"""The Chinese edition is generated from the English one and kept in step with it.
+
+`scripts/translate.py check` is the rule: every markdown cell has a translation, every
+translation was made from the English text there now (its hash), the code is the
+English code with only the prose lines the translation names, and the Chinese
+notebooks are as `build` writes them.
+"""
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_translate():
+    spec = importlib.util.spec_from_file_location("translate", ROOT / "scripts" / "translate.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks itself up there
+    spec.loader.exec_module(module)
+    return module
+
+
+translate = load_translate()
+ENGLISH = translate.english_notebooks()
+GLOSSARY = yaml.safe_load((ROOT / "i18n" / "glossary.yml").read_text(encoding="utf-8"))["terms"]
+
+
+def test_every_chinese_notebook_is_the_build_of_a_current_translation():
+    problems = [str(problem) for problem in translate.check()]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("english", ENGLISH, ids=[p.stem for p in ENGLISH])
+def test_the_fields_terms_stay_in_code_spans_in_chinese(english):
+    chinese = {c.id: c for c in nbformat.read(translate.edition_path(english), as_version=4).cells}
+    lost = []
+    for cell in nbformat.read(english, as_version=4).cells:
+        if cell.cell_type != "markdown" or cell.id not in chinese:
+            continue
+        for term in GLOSSARY:
+            if f"`{term}`" in cell.source and f"`{term}`" not in chinese[cell.id].source:
+                lost.append((cell.id, term))
+    assert not lost, f"(cell id, term) no longer in a code span: {lost}"
+
+
+@pytest.mark.parametrize("english", ENGLISH, ids=[p.stem for p in ENGLISH])
+def test_chinese_prose_is_chinese(english):
+    for cell in nbformat.read(translate.edition_path(english), as_version=4).cells:
+        if cell.cell_type == "markdown" and len(re.sub(r"`[^`]*`|\(.*?\)", "", cell.source)) > 40:
+            assert re.search(r"[\u4e00-\u9fff]", cell.source), cell.id
+
+
+def test_a_changed_english_cell_is_named_until_its_translation_is_redone(tmp_path, monkeypatch):
+    monkeypatch.setattr(translate, "ROOT", tmp_path)
+    monkeypatch.setattr(translate, "I18N", tmp_path / "i18n")
+    english = tmp_path / "notebooks" / "01_demo.ipynb"
+    english.parent.mkdir()
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell("# 01 · Demo\n\nSee [the next](02_next.ipynb).", id="title"),
+        nbformat.v4.new_code_cell('print("All checks pass.")', id="check"),
+        nbformat.v4.new_markdown_cell("More words.", id="more"),
+    ]
+    nbformat.write(notebook, english)
+    translation = tmp_path / "i18n" / "zh" / "notebooks" / "01_demo.yml"
+    translation.parent.mkdir(parents=True)
+    cells = {
+        "title": {
+            "en": translate.cell_hash(notebook.cells[0].source),
+            "zh": "# 01 · 演示\n\n见[下一课](02_next.ipynb)。",
+        },
+        "check": {
+            "en": translate.cell_hash(notebook.cells[1].source),
+            "lines": [{"en": 'print("All checks pass.")', "zh": 'print("全部检查通过。")'}],
+        },
+    }
+    translation.write_text(yaml.safe_dump({"cells": cells}, allow_unicode=True), encoding="utf-8")
+    built, problems = translate.build_one(english)
+    assert [(p.cell, p.what) for p in problems] == [("more", "no translation")]
+    assert built.cells[1].source == 'print("全部检查通过。")'
+    assert "(02_next.ipynb)" in built.cells[0].source  # a sibling lesson: the Chinese one
+
+    notebook.cells[0].source += " Changed."
+    nbformat.write(notebook, english)
+    _, problems = translate.build_one(english)
+    assert ("title", "the English cell changed since its translation") in [
+        (p.cell, p.what) for p in problems
+    ]
+
+
+def test_links_out_of_the_edition_point_at_the_same_file_one_folder_up():
+    english = ROOT / "notebooks" / "00_start_here.ipynb"
+    target = translate.edition_path(english)
+    text = (
+        "![a](images/chat.png) [x](../exercises/01_line_splitter.ipynb)"
+        " [y](01_sse_wire_format.ipynb)"
+    )
+    fixed = translate.rewrite_links(text, english, target)
+    assert "](../images/chat.png)" in fixed
+    assert "](../../exercises/zh/01_line_splitter.ipynb)" in fixed
+    assert "](01_sse_wire_format.ipynb)" in fixed
