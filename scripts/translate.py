@@ -31,7 +31,9 @@ same code span in Chinese.
 
 Relative links are rewritten for the edition's folder: a link to a notebook
 that has a Chinese edition goes to it; any other link goes to the same file
-as before (one folder further up).
+as before (one folder further up). A solution's link that left its folder in
+English (`../solutions/...`) goes up to the repository's root and down again, so
+the exercise made from the Chinese solution links right from exercises/zh too.
 """
 
 from __future__ import annotations
@@ -109,6 +111,11 @@ def rewrite_links(text: str, english: Path, target: Path) -> str:
                 pointed = edition_path(pointed)
             elif relative.parent.as_posix() == "exercises":
                 pointed = ROOT / "exercises" / LANG / relative.name
+        if link.startswith("../") and english.relative_to(ROOT).parts[0] == "solutions":
+            # A solution's link out of its folder goes up to the root and down again, so
+            # it stays right in the exercise made from it (exercises/zh, as deep).
+            up = Path(os.path.relpath(ROOT, target.parent)).as_posix()
+            return match.group(1) + f"{up}/{pointed.relative_to(ROOT).as_posix()}"
         new = Path(os.path.relpath(pointed, target.parent)).as_posix()
         return match.group(1) + new
 

@@ -18,6 +18,7 @@ chat [--port P] [--fixture F] [--pace SECONDS] [--host H]
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -200,5 +201,18 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
+def run_main() -> int:
+    """`main()`, quiet when its reader goes away (`... | head`): no traceback, status 141
+    as a shell gives a command killed by SIGPIPE."""
+    try:
+        status = main()
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
+    except BrokenPipeError:
+        # Python flushes stdout again at exit; point it at /dev/null so that cannot fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main())

@@ -343,3 +343,17 @@ def test_the_command_line_takes_lang_zh():
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].split() == ["#", "事件", "序号", "增量", "状态"]
     assert "message_start" in done.stdout and "stop_reason" in done.stdout
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly():
+    # `python -m streaming_lib trace fixture | head -1`: the pipe closes after one line.
+    child = subprocess.Popen(
+        [sys.executable, "-m", "streaming_lib", "trace", "fixture", "--chunk-size", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    child.stdout.readline()
+    child.stdout.close()
+    _, errors = child.communicate(timeout=60)
+    assert child.returncode == 141
+    assert b"Traceback" not in errors and b"BrokenPipeError" not in errors

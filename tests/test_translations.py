@@ -105,3 +105,12 @@ def test_links_out_of_the_edition_point_at_the_same_file_one_folder_up():
     assert "](../images/chat.png)" in fixed
     assert "](../../exercises/zh/01_line_splitter.ipynb)" in fixed
     assert "](01_sse_wire_format.ipynb)" in fixed
+
+
+def test_a_solutions_link_out_of_its_folder_is_right_from_the_exercise_made_from_it_too():
+    english = ROOT / "solutions" / "01_line_splitter.ipynb"
+    target = translate.edition_path(english)
+    fixed = translate.rewrite_links("[s](../solutions/01_line_splitter.ipynb)", english, target)
+    assert fixed == "[s](../../solutions/zh/01_line_splitter.ipynb)"
+    for folder in (ROOT / "solutions" / "zh", ROOT / "exercises" / "zh"):
+        assert (folder / "../../solutions/zh/01_line_splitter.ipynb").resolve().exists()
