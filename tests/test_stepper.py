@@ -23,6 +23,7 @@ from streaming_lib import (
 )
 from streaming_lib.events import decode_event, load_json
 from streaming_lib.partial_json import parse_partial_json
+from streaming_lib.tools import i18n
 from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
 from streaming_lib.tools.stepper import (
     EVENT_BY_EVENT,
@@ -842,14 +843,99 @@ def test_in_chinese_the_glossary_terms_and_the_streams_own_words_stay_as_on_the_
     panels = visible_text(stepper.panels.value)
     for term in ("LineDecoder", "SSEDecoder", "MessageAccumulator", "stop_reason", "message_delta"):
         assert term in panels
-    english = StreamStepper()
-    english.slider.value = english.slider.max
-    # The panels' contents (events, the message, stop_reason's value) are the same as in English.
-    for name in ("sse", "content", "tools", "stop"):
+    assert "找到原因了" in panels and '"stop_reason":"tool_use"' in panels
+    assert "<b>tool_use</b>" in stepper_html.stop_html(stepper.frame, "zh")
+
+
+# The words a Chinese panel may show in Latin letters besides the stream's own: the class
+# names, the wire's and Python's terms, units, and the legend's sample "abc".
+LATIN_TERMS = {
+    "LineDecoder", "SSEDecoder", "MessageAccumulator", "JSON", "json", "loads", "buffer",
+    "pending", "str", "retry", "ID", "ASCII", "UTF", "B", "abc", "ms", "null",
+}  # fmt: skip
+# The course fixture's own words, as sent and as the message holds them once joined, and
+# their beginnings and ends (a chunk can cut a word).
+STREAM_WORDS = {
+    piece
+    for word in re.findall(r"[A-Za-z]+", RAW.decode() + repr(accumulate(RAW)))
+    for cut in range(1, len(word) + 1)
+    for piece in (word[:cut], word[-cut:])
+}
+
+
+def latin_words(fragment):
+    """The words in Latin letters a reader sees in some HTML (a byte's escape is not a word)."""
+    fragment = re.sub(r"<(style|script)[^>]*>.*?</\1>", "", fragment, flags=re.S)
+    # A tag parts two words, but for those inside a run of bytes (a chunk's mark, a byte's
+    # escape, a cut character's outline, a line-break opportunity, a closing span).
+    inline = re.compile(r'</?mark|<wbr>|</span>|<span class="ss-(esc|split)')
+    text = html.unescape(
+        re.sub(r"<[^>]+>", lambda tag: "" if inline.match(tag.group()) else " ", fragment)
+    )
+    text = re.sub(r"\\x[0-9a-f]{2}|\\[nrt]", " ", text)
+    return set(re.findall(r"[A-Za-z]+", text))
+
+
+@pytest.mark.parametrize("chunk_size", [1, 7, EVENT_BY_EVENT])
+def test_in_chinese_a_panel_shows_no_english_word_but_the_streams_own_and_the_wire_terms(
+    chunk_size,
+):
+    stepper = StreamStepper(chunk_size=chunk_size, lang="zh")
+    english = StreamStepper(chunk_size=chunk_size)
+    last = stepper.slider.max
+    for step in sorted({0, 1, 2, 3, 5, 8, last // 4, last // 2, 3 * last // 4, last - 2, last}):
+        stepper.slider.value = english.slider.value = step
+        left = latin_words(stepper.panels.value) - STREAM_WORDS - LATIN_TERMS
+        assert not left, f"step {step}: English left in Chinese panels: {sorted(left)}"
+        # and the English panels still speak English where the Chinese ones do not
+        assert latin_words(english.panels.value) - STREAM_WORDS - LATIN_TERMS
         assert (
-            stepper_html.render_strings(stepper.frame)[name]
-            == stepper_html.render_strings(english.frame)[name]
+            stepper_html.render_strings(stepper.frame, "zh")["error"]
+            == stepper_html.render_strings(english.frame)["error"]
+            == ""
         )
+
+
+def test_in_chinese_the_callouts_notes_and_row_labels_are_in_chinese():
+    frames_ = stepper_frames.Frames(RAW, 1)
+    cut = next(frame for frame in frames_ if frame.partial_char)
+    assert "数据块在一个 UTF-8 字符中间结束" in stepper_html.lines_html(cut, "zh")
+    blank = next(frame for frame in frames_ if "" in frame.lines)
+    assert "（空行）← 派发事件" in stepper_html.lines_html(blank, "zh")
+    assert "(blank line) ← dispatch the event" in stepper_html.lines_html(blank)
+    tool = next(frame for frame in frames_ if frame.tools and frame.tools[0]["stopped"])
+    tools = visible_text(stepper_html.tools_html(tool, "zh"))
+    assert "JSON 缓冲区" in tools and "可以运行吗？" in tools and "结束时" in tools
+    assert "may it run?" in stepper_html.tools_html(tool) and "at stop" in stepper_html.tools_html(
+        tool
+    )
+    long = "字" * (stepper_html.TEXT_SHOWN + 1_500)
+    assert "… 前面还有 1,500 个字符" in stepper_html._text(long, lang="zh")
+    assert "… 1,500 more characters" in stepper_html._text(long, keep="start")
+
+
+def test_what_an_empty_slot_shows_is_in_the_panels_language():
+    chinese, english = stepper_html.layout({}, lang="zh"), stepper_html.layout({})
+    assert 'data-slot="pending" data-empty="（空）"' in chinese
+    assert 'data-slot="events" data-empty="（还没有事件）"' in chinese
+    assert 'data-slot="events" data-empty="(no event yet)"' in english
+    assert "content: attr(data-empty)" in stepper_html.STYLE and "(empty)" not in stepper_html.STYLE
+    block = {"type": "text", "text": ""}
+    assert 'data-empty="（空）"' in stepper_html._block_html(0, block, False, "zh")
+    assert 'data-empty="(empty)"' in stepper_html._block_html(0, block, False)
+
+
+def test_a_tool_calls_verdict_is_shown_in_chinese_when_its_sentence_is_known():
+    assert (
+        i18n.verdict_words(
+            "stop_reason is end_turn: the model finished its turn without asking for a tool to run",
+            "zh",
+        )
+        == "stop_reason 是 end_turn：模型结束了这一轮，没有要求运行工具"
+    )
+    unknown = "block 1's input does not match the tool's input schema: 'x' is required"
+    assert i18n.verdict_words(unknown, "zh") == unknown
+    assert i18n.verdict_words(unknown, "en") == unknown
 
 
 def test_the_chinese_static_page_carries_its_words_for_its_script_and_says_it_is_chinese():
@@ -864,7 +950,8 @@ def test_the_chinese_static_page_carries_its_words_for_its_script_and_says_it_is
     assert ">正常</option>" in page and ">▶ 播放</button>" in page
     english = embedded_data(StreamStepper().to_html())
     assert english["words"]["play"] == "▶ play"
-    assert english["strings"] == embedded_data(StreamStepper(lang="zh").to_html())["strings"]
+    for text in data["strings"] + [item for plan in data["plans"] for item in plan["events"]]:
+        assert not latin_words(text) - STREAM_WORDS - LATIN_TERMS
 
 
 def test_a_thinned_chinese_page_says_so_in_chinese():

@@ -11,7 +11,7 @@ In a notebook:
     StreamStepper("truncated", chunk_size=1)    # any fixture, path or bytes
     StreamStepper.static()                      # without a kernel (nbviewer, a course site)
     StreamStepper().to_html("stepper.html")     # a self-contained page
-    StreamStepper(lang="zh")                    # labels, status line and controls in Chinese
+    StreamStepper(lang="zh")                    # its words in Chinese, panels included
 
 A frame is what every stage holds after one more chunk (here 7 bytes):
 

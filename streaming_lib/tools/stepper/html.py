@@ -26,7 +26,11 @@ Language: the panels' titles and subtitles, the legend, the status line, the
 notes and the controls are in English, or in Chinese with `lang="zh"` (the
 table `i18n.STEPPER`; the page's script gets its words in the page's data). The
 field's terms (event names, `stop_reason`, the class names) and what came from
-the stream stay as they are; the panels' contents are in English.
+the stream stay as they are. The panels' own words (row labels, callouts, "(none)",
+the notes on how much came before) are in `lang` too; what a text shows when empty
+is in a `data-empty` attribute the stylesheet writes. A tool call's verdict
+(`tool_call_verdict`) is shown in `lang` where `i18n.verdict_words` knows it; an
+error's message stays as it was raised.
 
 Deliberately not handled here: computing frames (`frames.py`), widgets (`widget.py`).
 """
@@ -41,7 +45,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from ..i18n import STEPPER, words
+from ..i18n import STEPPER, verdict_words, words
 from ..utf8 import characters, unfinished_character
 from .frames import EVENT_BY_EVENT, ChunkSize, Frame
 
@@ -201,31 +205,41 @@ def _json(value: Any) -> str:
     return _breakable(escape(json.dumps(value, ensure_ascii=False)))
 
 
-def _text(text: str, keep: str = "end") -> str:
+def _text(text: str, keep: str = "end", lang: str = "en") -> str:
     """A text of any length, escaped: at most TEXT_SHOWN characters of it, its `keep` ("end"
-    or "start"), and a note saying how many more there are."""
+    or "start"), and a note (in `lang`) saying how many more there are."""
     if len(text) <= TEXT_SHOWN:
         return _breakable(escape(text))
-    more = f'<span class="ss-dim">… {len(text) - TEXT_SHOWN:,} {{}} characters</span>'
+    say, count = words(STEPPER, lang), f"{len(text) - TEXT_SHOWN:,}"
     if keep == "start":
-        return _breakable(escape(text[:TEXT_SHOWN])) + more.format("more")
-    return more.format("earlier") + _breakable(escape(text[-TEXT_SHOWN:]))
+        more = say["more_chars"].format(count=count)
+        return _breakable(escape(text[:TEXT_SHOWN])) + f'<span class="ss-dim">{more}</span>'
+    earlier = say["earlier_chars"].format(count=count)
+    return f'<span class="ss-dim">{earlier}</span>' + _breakable(escape(text[-TEXT_SHOWN:]))
 
 
-def _json_text(value: Any) -> str:  # a value as JSON, with `_text`'s bound
-    return _text(json.dumps(value, ensure_ascii=False))
+def _json_text(value: Any, lang: str = "en") -> str:  # a value as JSON, with `_text`'s bound
+    return _text(json.dumps(value, ensure_ascii=False), lang=lang)
 
 
-def _list(items: Sequence[str], skipped: int, what: str, first: int = 1) -> str:
+def _list(items: Sequence[str], skipped: int, what: str, first: int = 1, lang: str = "en") -> str:
     """An <ol> of `items` (HTML strings), the last of a list that had `skipped` more
     before them, numbered from `first` as in the whole list."""
     number = first + skipped
     start = "" if number == 1 else f' start="{number}"'
-    return _count_note(skipped, what) + f'<ol class="ss-list"{start}>' + "".join(items) + "</ol>"
+    return (
+        _count_note(skipped, what, lang) + f'<ol class="ss-list"{start}>' + "".join(items) + "</ol>"
+    )
 
 
-def _none(text: str = "none") -> str:
-    return f'<span class="ss-dim">({text})</span>'
+def _none(key: str = "none", lang: str = "en") -> str:
+    """A dim "(none)"-style note: `key` a key of `i18n.STEPPER`, in `lang`."""
+    text = words(STEPPER, lang)[key]
+    return f'<span class="ss-dim">{_parens(text, lang)}</span>'
+
+
+def _parens(text: str, lang: str) -> str:  # "(text)": full-width parentheses in Chinese
+    return f"（{text}）" if lang == "zh" else f"({text})"
 
 
 def _row(label: str, value: str) -> str:
@@ -254,95 +268,93 @@ def status_html(frame: Frame, steps: int, total: int, lang: str = "en") -> str:
     return html
 
 
-def error_html(frame: Frame) -> str:
+def error_html(frame: Frame, lang: str = "en") -> str:
+    """The error that ended the stream, if any (its type and message as raised)."""
     if not frame.error:
         return ""
     kind, text = escape(frame.error["type"]), escape(frame.error["message"])
     return (
         f'<div class="ss-error">✘ <b>{kind}</b>: {text}'
-        '<div class="ss-note">A client stops at its first error: this is the last step.</div></div>'
+        f'<div class="ss-note">{words(STEPPER, lang)["err_last"]}</div></div>'
     )
 
 
-def lines_html(frame: Frame) -> str:
+def lines_html(frame: Frame, lang: str = "en") -> str:
     """Stage 1 beyond the pending bytes themselves: a cut character, a CR at the end, the lines
     completed."""
+    say = words(STEPPER, lang)
     parts = []
     have, missing = unfinished_character(frame.partial_char)
     if have:
-        parts.append(
-            '<div class="ss-callout">the chunk ended inside a UTF-8 character: '
-            f"{len(have)} of its {len(have) + missing} bytes have arrived; they wait in "
-            "<code>pending</code></div>"
-        )
+        cut = say["cut_char"].format(have=len(have), size=len(have) + missing)
+        parts.append(f'<div class="ss-callout">{cut}</div>')
     if frame.after_cr:
-        parts.append(
-            '<div class="ss-callout">the chunk ended with CR: an LF first in the next chunk is '
-            "its CRLF</div>"
-        )
+        parts.append(f'<div class="ss-callout">{say["after_cr"]}</div>')
     if frame.lines:
         items = [
-            f'<li class="ss-new">{_line_html(line)}</li>' for line in frame.lines[-LINES_SHOWN:]
+            f'<li class="ss-new">{_line_html(line, lang)}</li>'
+            for line in frame.lines[-LINES_SHOWN:]
         ]
         skipped = len(frame.lines) - len(items)
         parts.append(
-            '<div class="ss-sub">lines out (decoded str)</div>' + _list(items, skipped, "lines")
+            f'<div class="ss-sub">{say["lines_out_str"]}</div>'
+            + _list(items, skipped, "lines", lang=lang)
         )
     else:
-        parts.append(f'<div class="ss-sub">lines out</div>{_none("no line ended at this step")}')
+        parts.append(f'<div class="ss-sub">{say["lines_out"]}</div>{_none("no_line", lang)}')
     return "".join(parts)
 
 
-def _line_html(
-    line: str,
-) -> str:  # one decoded line, with what the SSE decoder will make of it if special
+def _line_html(line: str, lang: str = "en") -> str:
+    """One decoded line, with what the SSE decoder will make of it if special."""
+    say = words(STEPPER, lang)
     if line == "":
-        return '<span class="ss-dim">(blank line) ← dispatch the event</span>'
-    note = ' <span class="ss-dim">← comment: ignored</span>' if line.startswith(":") else ""
-    return f'<span class="ss-line">{_text(line)}</span>{note}'
+        return f'<span class="ss-dim">{say["blank_line"]}</span>'
+    note = f' <span class="ss-dim">{say["comment"]}</span>' if line.startswith(":") else ""
+    return f'<span class="ss-line">{_text(line, lang=lang)}</span>{note}'
 
 
-def sse_html(frame: Frame) -> str:
+def sse_html(frame: Frame, lang: str = "en") -> str:
     """Stage 2: the fields of the event being built."""
+    say = words(STEPPER, lang)
     event_type = _json(frame.event_type) + (
-        ' <span class="ss-dim">(dispatches as "message")</span>' if not frame.event_type else ""
+        f' <span class="ss-dim">{say["as_message"]}</span>' if not frame.event_type else ""
     )
     if frame.data_lines:
         items = [
-            f'<li><span class="ss-line">{_text(line)}</span></li>'
+            f'<li><span class="ss-line">{_text(line, lang=lang)}</span></li>'
             for line in frame.data_lines[-LINES_SHOWN:]
         ]
         skipped = len(frame.data_lines) - len(items)
-        data = _list(items, skipped, "data lines", first=0)
+        data = _list(items, skipped, "data lines", first=0, lang=lang)
     else:
-        data = _none("empty: a blank line now would dispatch nothing")
-    last_id = _none() if frame.last_event_id is None else _json(frame.last_event_id)
-    retry = _none() if frame.retry is None else f"{frame.retry} ms"
+        data = _none("no_data", lang)
+    last_id = _none("none", lang) if frame.last_event_id is None else _json(frame.last_event_id)
+    retry = _none("none", lang) if frame.retry is None else f"{frame.retry} ms"
     note = ""
     if frame.kind == "end" and frame.data_lines:
-        note = '<div class="ss-callout">no blank line came: this event is never dispatched</div>'
+        note = f'<div class="ss-callout">{say["never_dispatched"]}</div>'
     return (
-        _row("event type", event_type)
-        + _row("data lines", data)
-        + _row("last event ID", last_id)
-        + _row("retry", retry)
+        _row(say["row_event_type"], event_type)
+        + _row(say["row_data_lines"], data)
+        + _row(say["row_last_id"], last_id)
+        + _row("retry", retry)  # the field's name on the wire
         + note
     )
 
 
-def event_item_html(number: int, event: dict[str, Any]) -> str:
+def event_item_html(number: int, event: dict[str, Any], lang: str = "en") -> str:
     """One dispatched event (`number` counts from 1): its type, its id, its data."""
+    say = words(STEPPER, lang)
     event_id = (
         f' <span class="ss-dim">id {_json(event["id"])}</span>' if event["id"] is not None else ""
     )
-    skipped = (
-        ' <span class="ss-dim">(skipped: no Messages API event)</span>' if event["skipped"] else ""
-    )
+    skipped = f' <span class="ss-dim">{say["skipped"]}</span>' if event["skipped"] else ""
     classes = "ss-event ss-skipped" if event["skipped"] else "ss-event"
     return (
         f'<div class="{classes}"><span class="ss-num">{number}</span> '
         f'<span class="ss-name">{escape(event["event"])}</span>{event_id}{skipped}'
-        f'<div class="ss-data">{_text(event["data"], keep="start")}</div></div>'
+        f'<div class="ss-data">{_text(event["data"], keep="start", lang=lang)}</div></div>'
     )
 
 
@@ -360,7 +372,8 @@ def events_html(
     return html
 
 
-def _block_html(index: int, block: Any, stopped: bool) -> str:
+def _block_html(index: int, block: Any, stopped: bool, lang: str = "en") -> str:
+    say = words(STEPPER, lang)
     if not isinstance(block, dict):  # a message_start whose content held something else
         return (
             f'<div class="ss-block"><span class="ss-num">[{index}]</span> '
@@ -368,16 +381,19 @@ def _block_html(index: int, block: Any, stopped: bool) -> str:
         )
     kind = str(block.get("type", "?"))
     state = (
-        '<span class="ss-ok">■ stopped</span>' if stopped else '<span class="ss-open">▶ open</span>'
+        f'<span class="ss-ok">{say["stopped"]}</span>'
+        if stopped
+        else f'<span class="ss-open">{say["open"]}</span>'
     )
     name = f' <span class="ss-name">{escape(str(block["name"]))}</span>' if "name" in block else ""
     if kind in ("text", "thinking"):
-        body = f'<div class="ss-text">{_text(str(block.get(kind) or ""))}</div>'
+        text = _text(str(block.get(kind) or ""), lang=lang)
+        body = f'<div class="ss-text" data-empty="{_parens(say["empty"], lang)}">{text}</div>'
     elif "input" in block:
-        body = _row("input", f"<code>{_json_text(block['input'])}</code>")
+        body = _row("input", f"<code>{_json_text(block['input'], lang)}</code>")
     else:
         fields = {key: value for key, value in block.items() if key != "type"}
-        body = f"<code>{_json_text(fields)}</code>"
+        body = f"<code>{_json_text(fields, lang)}</code>"
     head = (
         f'<div class="ss-block-head"><span class="ss-num">[{index}]</span> '
         f"<b>{escape(kind)}</b>{name} {state}</div>"
@@ -385,99 +401,107 @@ def _block_html(index: int, block: Any, stopped: bool) -> str:
     return f'<div class="ss-block">{head}{body}</div>'
 
 
-def content_html(frame: Frame) -> str:
+def content_html(frame: Frame, lang: str = "en") -> str:
     """Stage 3: `message["content"]` as the accumulator holds it."""
     if frame.content is None:
-        return _none("no message_start yet")
+        return _none("no_start", lang)
     if not frame.content:
-        return _none("message started, no content block yet")
+        return _none("no_block", lang)
     return "".join(
-        _block_html(index, block, index in frame.stopped)
+        _block_html(index, block, index in frame.stopped, lang)
         for index, block in enumerate(frame.content)
     )
 
 
-def tool_rows(tool: dict[str, Any]) -> list[tuple[str, str]]:
-    """The rows of one tool block's panel, (label, HTML): its JSON buffer, whether
-    `json.loads` accepts it, the partial-JSON preview, what its stop did, and
+def tool_rows(tool: dict[str, Any], lang: str = "en") -> list[tuple[str, str]]:
+    """The rows of one tool block's panel, (label, HTML), labels in `lang`: its JSON buffer,
+    whether `json.loads` accepts it, the partial-JSON preview, what its stop did, and
     whether the call may run, with the reason (`MessageAccumulator.tool_call_verdict`)."""
+    say = words(STEPPER, lang)
     if tool["parses"]:
-        verdict = '<span class="ss-ok">✔ parses</span>'
+        verdict = f'<span class="ss-ok">{say["parses"]}</span>'
     else:
         verdict = (
-            '<span class="ss-bad">✘ not JSON' + ("" if tool["stopped"] else " yet") + "</span>"
+            f'<span class="ss-bad">{say["not_json" if tool["stopped"] else "not_json_yet"]}</span>'
         )
-    raw = _text(tool["raw"]) if tool["raw"] else _none("empty")
+    raw = _text(tool["raw"], lang=lang) if tool["raw"] else _none("empty", lang)
     if tool["preview"] == "value":
-        preview = f"<code>{_json_text(tool['partial'])}</code>"
+        preview = f"<code>{_json_text(tool['partial'], lang)}</code>"
     elif tool["preview"] == "empty":
-        preview = _none("no value started yet")
-    else:
-        preview = f'<span class="ss-bad">{escape(tool["preview"])}</span>'
+        preview = _none("no_value", lang)
+    else:  # "broken: why": the parser's own message stays as it raised it
+        why = tool["preview"].removeprefix("broken: ")
+        preview = f'<span class="ss-bad">{escape(say["broken"].format(error=why))}</span>'
     rows = [
-        ("JSON buffer", f'<code class="ss-raw">{raw}</code>'),
+        (say["row_buffer"], f'<code class="ss-raw">{raw}</code>'),
         ("json.loads", verdict),
-        ("partial JSON", preview),
+        (say["row_partial"], preview),
     ]
     if tool["stopped"] and tool["parses"]:
-        rows.append(("at stop", "json.loads(buffer) became the block's input"))
-    if tool["runnable"]:
-        rows.append(("may it run?", f'<span class="ss-ok">✔ yes</span>: {escape(tool["verdict"])}'))
-    else:
-        rows.append(("may it run?", f'<span class="ss-bad">✘ no</span>: {escape(tool["verdict"])}'))
+        rows.append((say["row_at_stop"], say["at_stop"]))
+    answer = (
+        f'<span class="ss-ok">{say["yes"]}</span>'
+        if tool["runnable"]
+        else f'<span class="ss-bad">{say["no"]}</span>'
+    )
+    reason = verdict_words(tool["verdict"], lang)
+    rows.append((say["row_may_run"], f"{answer}{say['colon']}{escape(reason)}"))
     return rows
 
 
-def tools_html(frame: Frame) -> str:
+def tools_html(frame: Frame, lang: str = "en") -> str:
     """Each tool block's panel: a head (index, name), then `tool_rows`."""
     if not frame.tools:
-        return _none("no tool block yet")
+        return _none("no_tool", lang)
     return "".join(
         '<div class="ss-block"><div class="ss-block-head"><span '
         f'class="ss-num">[{tool["index"]}]</span> '
         f'<span class="ss-name">{escape(str(tool["name"]))}</span></div>'
-        + "".join(_row(label, value) for label, value in tool_rows(tool))
+        + "".join(_row(label, value) for label, value in tool_rows(tool, lang))
         + "</div>"
         for tool in frame.tools
     )
 
 
-def stop_html(frame: Frame) -> str:
+def stop_html(frame: Frame, lang: str = "en") -> str:
     """`stop_reason` and usage: the message's last word."""
+    say = words(STEPPER, lang)
     if frame.content is None:
-        return _none("no message_start yet")
+        return _none("no_start", lang)
     stop = frame.stop_reason  # a string from the API; anything else is shown as JSON
     reason = (
-        _none("null: not decided yet")
+        _none("not_decided", lang)
         if stop is None
         else f"<b>{escape(stop) if isinstance(stop, str) else _json(stop)}</b>"
     )
     usage = (
         frame.usage
         if isinstance(frame.usage, dict) or frame.usage is None
-        else {"(not an object)": frame.usage}
+        else {say["not_object"]: frame.usage}
     )
     usage_html = "".join(
         f'<div><span class="ss-dim">{escape(key)}:</span> {_json(value)}</div>'
         for key, value in (usage or {}).items()
     )
-    done = '<span class="ss-ok">✔ arrived</span>' if frame.complete else _none("not yet")
+    done = (
+        f'<span class="ss-ok">{say["arrived"]}</span>' if frame.complete else _none("not_yet", lang)
+    )
     return (
         _row("stop_reason", reason)
         + _row("message_stop", done)
-        + f'<div class="ss-sub">usage</div>{usage_html or _none()}'
+        + f'<div class="ss-sub">usage</div>{usage_html or _none("none", lang)}'
     )
 
 
-def render_strings(frame: Frame) -> dict[str, str]:
-    """The HTML of every slot in `STRING_SLOTS` for one frame (dict slot -> str)."""
+def render_strings(frame: Frame, lang: str = "en") -> dict[str, str]:
+    """The HTML of every slot in `STRING_SLOTS` for one frame (dict slot -> str), in `lang`."""
     return {
-        "error": error_html(frame),
-        "lines": lines_html(frame),
-        "sse": sse_html(frame),
-        "content": content_html(frame),
-        "tools": tools_html(frame),
-        "stop": stop_html(frame),
+        "error": error_html(frame, lang),
+        "lines": lines_html(frame, lang),
+        "sse": sse_html(frame, lang),
+        "content": content_html(frame, lang),
+        "tools": tools_html(frame, lang),
+        "stop": stop_html(frame, lang),
     }
 
 
@@ -547,8 +571,13 @@ def layout(slots: dict[str, str], panels: Sequence[str] | None = None, lang: str
     shown = chosen_panels(panels)
     say = words(STEPPER, lang)
 
+    # What an empty slot shows (the stylesheet writes it: the page's script and the widget
+    # leave the slot empty).
+    empty = {"pending": say["empty"], "events": say["no_event"]}
+
     def slot(name: str, classes: str = "") -> str:
-        return f'<div class="{classes}" data-slot="{name}">{slots.get(name, "")}</div>'
+        shown = f' data-empty="{_parens(empty[name], lang)}"' if name in empty else ""
+        return f'<div class="{classes}" data-slot="{name}"{shown}>{slots.get(name, "")}</div>'
 
     panels = []
     for name, number, _, _, panel_class, body_class in PANELS:
@@ -586,10 +615,10 @@ def render_panels(
     or `ByteTokens(raw)`, `steps` the number of frames, `total` the stream's size in bytes,
     `panels` the names of the panels to show (all for None; see `chosen_panels`), `lang` the
     language of the labels ("en" or "zh")."""
-    slots = render_strings(frame)
+    slots = render_strings(frame, lang)
     count = len(frame.events)
     items = {
-        i: event_item_html(i + 1, frame.events[i])
+        i: event_item_html(i + 1, frame.events[i], lang)
         for i in range(max(0, count - EVENTS_SHOWN), count)
     }
     slots["events"] = events_html(items, count, frame.new_events, lang)
@@ -679,10 +708,10 @@ def page_data(
                 frame.new_events,
                 int(frame.complete and not frame.error),
             ]
-            html = render_strings(frame)
+            html = render_strings(frame, lang)
             rows.append(row + [intern(html[name]) for name in STRING_SLOTS])
         events = frame.events  # every frame's events are a prefix of the last frame's
-        items = [event_item_html(number, event) for number, event in enumerate(events, 1)]
+        items = [event_item_html(number, event, lang) for number, event in enumerate(events, 1)]
         plan_data.append(
             {
                 "label": plan_label(chunk_size, lang),

@@ -92,8 +92,9 @@ class StreamStepper(widgets.VBox):
     "lines", "sse", "events", "content", "tools", "stop" (`html.PANEL_NAMES`); a lesson
     shows the stages it teaches. ValueError for an unknown name.
     `static_fallback`: also offer the static page (`text/html`) for renderers without widgets.
-    `lang`: the language of the labels, controls and panel titles: "en" (default) or "zh"
-    (`i18n.STEPPER`); ValueError for another. Event names and `stop_reason` stay as on the wire.
+    `lang`: the language of the labels, controls, panel titles and the panels' own words (row
+    labels, callouts, notes): "en" (default) or "zh" (`i18n.STEPPER`); ValueError for another.
+    Event names, field names and what came from the stream stay as on the wire.
 
     Read it from code: `.frames` (a `Frames` sequence), `.frame` (the one on screen),
     `.slider.value` (the step), `.chunk_size`. Controls: `.play` (its pace set by `.speed`),
