@@ -111,6 +111,9 @@ def build(vendor: Path | None = None, out: Path = OUT, only: list[str] | None = 
     slides = exporter(vendor, out)
     decks = []
     chosen = [p for p in lessons() if only is None or any(p.stem.startswith(o) for o in only)]
+    if not chosen:
+        names = ", ".join(p.stem for p in lessons())
+        raise SystemExit(f"no lesson starts with {' or '.join(only or [])}: choose from {names}")
     for path in chosen:
         body, _ = slides.from_filename(str(path))
         deck = out / f"{path.stem}.slides.html"
