@@ -114,3 +114,33 @@ def test_a_solutions_link_out_of_its_folder_is_right_from_the_exercise_made_from
     assert fixed == "[s](../../solutions/zh/01_line_splitter.ipynb)"
     for folder in (ROOT / "solutions" / "zh", ROOT / "exercises" / "zh"):
         assert (folder / "../../solutions/zh/01_line_splitter.ipynb").resolve().exists()
+
+
+def code_shape(source):
+    """A code cell with its prose taken out: the tokens of its code, string literals and
+    comments left out (IPython's % and ! lines are not Python: kept as they are)."""
+    import io
+    import tokenize
+
+    magics = [line for line in source.splitlines() if line.lstrip().startswith(("%", "!"))]
+    code = "\n".join("" if line in magics else line for line in source.splitlines()) + "\n"
+    prose = (tokenize.STRING, tokenize.COMMENT, getattr(tokenize, "FSTRING_MIDDLE", None))
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    return magics + [token.string for token in tokens if token.type not in prose]
+
+
+ASKS_FOR_CHINESE = ', lang="zh")'  # a stepper asked for its Chinese labels
+
+
+@pytest.mark.parametrize("english", ENGLISH, ids=[p.stem for p in ENGLISH])
+def test_a_translated_code_cell_changes_only_its_prose(english):
+    sources = {cell.id: cell.source for cell in nbformat.read(english, as_version=4).cells}
+    changed = []
+    for cell_id, entry in translate.load_translation(english).items():
+        if not entry.get("lines") or cell_id not in sources:
+            continue
+        chinese, _ = translate.apply_lines(sources[cell_id], entry["lines"])
+        chinese = chinese.replace(ASKS_FOR_CHINESE, ")")
+        if code_shape(chinese) != code_shape(sources[cell_id]):
+            changed.append(cell_id)
+    assert not changed, f"cells whose Chinese code differs from the English beyond prose: {changed}"
