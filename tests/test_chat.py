@@ -151,7 +151,8 @@ def no_upstream(request):
 @pytest.fixture
 def client():
     app = build_app("http://upstream.invalid", transport=httpx.MockTransport(no_upstream))
-    return TestClient(app, base_url="http://127.0.0.1:8000")
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        yield client
 
 
 OWN = {"origin": "http://127.0.0.1:8000"}

@@ -20,6 +20,20 @@ The relay is not an open proxy (anyone who can reach it could spend the key):
   MAX_PROMPT_CHARS characters, as JSON (else 400, 415 or 422), and builds the
   upstream request itself; no header or field of the page's is forwarded.
 
+What the page gets back is the upstream's stream, or an error of the relay's
+own (JSON, `{"type": "error", ...}`, never the upstream's body or content type):
+
+- a non-200 answer: its status if it is a 4xx, else 502 (the relay never
+  answers a 500), with the API error's type and message if its body (read up
+  to MAX_ERROR_BYTES) is one;
+- a 200 whose content type is not `text/event-stream` (a JSON error, an HTML
+  page): 502, saying so, with the API error's message if the body is one;
+- no answer at all: 502 (unreachable) or 504 (silent past the read timeout).
+
+The page hanging up (Stop, a closed tab) closes the upstream request at once,
+whether its headers, its error body or its stream were on their way. One HTTP
+client serves every request (opened at start-up, closed at shutdown).
+
 With the local replay server, the page's query parameters `error_after`,
 `drop_at`, `pace`, `first_token_delay` and `hold_open` are forwarded to it
 (its faults: `server.py`), so the page can be shown an error mid-stream or a cut
@@ -39,9 +53,10 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import anyio
@@ -49,7 +64,7 @@ import httpx
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -68,6 +83,11 @@ LOOPBACK_HOSTS = [
     "127.0.0.1",
     "localhost",
 ]  # the Host names answered by default (no IPv6: it listens on IPv4)
+MAX_ERROR_BYTES = 64 * 1024  # of an upstream's error body: enough for any API error message
+# Seconds: to connect upstream, and to wait for each read (the real API sends a `ping`
+# well within this); a silent upstream past it is a 504. Shorter ones for tests.
+UPSTREAM_TIMEOUT = httpx.Timeout(10.0, read=300.0)
+SSE = "text/event-stream"
 # The replay server's faults (server.py) the page may ask for; the local upstream only.
 FAULTS = ("error_after", "drop_at", "pace", "first_token_delay", "hold_open")
 
@@ -85,12 +105,104 @@ WRITE_FILE = {
 log = logging.getLogger("streaming_lib.chat")
 
 
-def problem(status: int, message: str) -> JSONResponse:
-    """An error for the page, shaped like the API's (`{"type": "error", "error": {...}}`)."""
-    kind = "forbidden" if status == 403 else "invalid_request_error"
+def problem(status: int, message: str, error_type: str | None = None) -> JSONResponse:
+    """An error for the page, shaped like the API's (`{"type": "error", "error": {...}}`);
+    `error_type` defaults to `forbidden` for a 403, else `invalid_request_error`."""
+    kind = error_type or ("forbidden" if status == 403 else "invalid_request_error")
     return JSONResponse(
         {"type": "error", "error": {"type": kind, "message": message}}, status_code=status
     )
+
+
+def media_type(content_type: str | None) -> str:
+    """The media type of a `content-type` value, lower-case, without parameters.
+
+    >>> media_type("Text/Event-Stream; charset=utf-8")
+    'text/event-stream'
+    """
+    return (content_type or "").split(";")[0].strip().lower()
+
+
+def api_error_of(body: bytes) -> tuple[str, str] | None:
+    """The (type, message) of an API error body (`{"type": "error", "error": {...}}`), or None.
+
+    >>> api_error_of(b'{"type": "error", "error": {"type": "overloaded_error", "message": "Busy"}}')
+    ('overloaded_error', 'Busy')
+    >>> api_error_of(b"<html>502 Bad Gateway</html>") is None
+    True
+    """
+    try:
+        fields = json.loads(body)
+    except (ValueError, RecursionError):  # cut off, not JSON, or nested past Python's stack
+        return None
+    error = fields.get("error") if isinstance(fields, dict) else None
+    if not isinstance(error, dict):
+        return None
+    kind, message = error.get("type"), error.get("message")
+    if not (isinstance(kind, str) and isinstance(message, str)):
+        return None
+    return kind, message
+
+
+def upstream_problem(status: int, content_type: str | None, body: bytes) -> JSONResponse:
+    """The relay's own error for an upstream answer that is not a stream (`body`: its first
+    bytes): the API error's type and message if `body` is one, else what arrived."""
+    error = api_error_of(body)
+    what = f"HTTP {status} with {media_type(content_type) or 'no content type'}"
+    if status == 200:  # a 200 that is not an event stream: a gateway's page, a JSON error...
+        message = f"the Messages API answered {what}, not an event stream"
+        if error is not None:
+            message += f": {error[0]}: {error[1]}"
+        return problem(502, message, "api_error")
+    if 400 <= status <= 499:  # the request's fault (401, 413, 429...): the page gets the same
+        if error is not None:
+            return problem(status, error[1], error[0])
+        return problem(status, f"the Messages API answered {what}, not an API error", "api_error")
+    # The upstream's own failure (500, 529...) or an answer the relay cannot use: a 502.
+    message = f"the Messages API answered HTTP {status}"
+    if error is not None:
+        return problem(502, f"{message}: {error[1]}", error[0])
+    return problem(502, f"the Messages API answered {what}, not an API error", "api_error")
+
+
+async def read_capped(
+    response: httpx.Response, *, seconds: float, cap: int = MAX_ERROR_BYTES
+) -> bytes:
+    """The first `cap` bytes of `response`'s body (bytes), or what came before it was cut,
+    timed out, or took over `seconds` in all (a body trickling in is not waited for)."""
+    body = b""
+    with anyio.move_on_after(seconds):
+        try:
+            async for chunk in response.aiter_raw():
+                body += chunk
+                if len(body) >= cap:
+                    break
+        except httpx.HTTPError:  # cut off or timed out: what came is all there is
+            pass
+    return body[:cap]
+
+
+T = TypeVar("T")
+
+
+async def unless_the_page_hangs_up(request: Request, work: Awaitable[T]) -> T | None:
+    """`await work`, cancelled as soon as the page hangs up (then None).
+
+    For what happens before a response starts (the upstream's headers, its error
+    body): Starlette watches for a hang-up only while a response streams.
+    """
+    result: T | None = None
+    async with anyio.create_task_group() as group:
+
+        async def watch() -> None:
+            while (await request.receive())["type"] != "http.disconnect":
+                pass
+            group.cancel_scope.cancel()
+
+        group.start_soon(watch)
+        result = await work
+        group.cancel_scope.cancel()
+    return result
 
 
 def cross_origin(request: Request) -> str | None:
@@ -119,10 +231,13 @@ async def read_prompt(request: Request) -> str | Response:
     if media_type != "application/json":  # media types are case-insensitive (RFC 9110, 8.3.1)
         return problem(415, "the body must be JSON (content-type: application/json)")
     body = b""
-    async for chunk in request.stream():  # read with a cap: a huge body is never held whole
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            return problem(413, f"the body is over {MAX_BODY_BYTES} bytes")
+    try:
+        async for chunk in request.stream():  # read with a cap: a huge body is never held whole
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                return problem(413, f"the body is over {MAX_BODY_BYTES} bytes")
+    except ClientDisconnect:  # gone (or cut off as too slow) before its body ended
+        return problem(400, "the page hung up before its request ended")  # read by no one
     try:
         fields = json.loads(body)
     except (ValueError, RecursionError) as error:  # RecursionError: nested past Python's stack
@@ -186,17 +301,25 @@ def build_app(
     faults: bool = False,
     allowed_hosts: list[str] | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
+    timeout: httpx.Timeout = UPSTREAM_TIMEOUT,
 ) -> Starlette:
     """The chat app (ASGI), relaying to the Messages API at `upstream` (a base URL, no `/v1`).
 
     `api_key` is sent upstream as `x-api-key` (None: no key, as the replay
     server needs none). `faults`: forward the page's fault query parameters
     (only for the local replay server). `allowed_hosts`: the `Host` names
-    answered (default: the loopback names). `transport`: httpx's, for tests.
+    answered (default: the loopback names). `transport`: httpx's, for tests;
+    `timeout`: the upstream's (default UPSTREAM_TIMEOUT). The app's HTTP client
+    is opened by its lifespan: run it with a server, or in `with TestClient(app)`.
+
+    Raises ValueError if `upstream` is not an http(s) URL with a host.
     """
-    upstream = upstream.rstrip("/")
-    if urlsplit(upstream).scheme not in ("http", "https"):
-        raise ValueError(f"the upstream must be an http(s) URL, not {upstream!r}")
+    upstream = checked_upstream(upstream)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, httpx.AsyncClient]]:
+        async with httpx.AsyncClient(transport=transport, timeout=timeout) as client:
+            yield {"client": client}  # each request's `request.state.client`
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
@@ -222,27 +345,36 @@ def build_app(
         if api_key is not None:
             headers["x-api-key"] = api_key
 
-        client = httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(30.0, read=300.0))
+        client: httpx.AsyncClient = request.state.client
+        outgoing = client.build_request(
+            "POST",
+            upstream + "/v1/messages",
+            params=params,
+            headers=headers,
+            json=upstream_request(prompt),
+        )
         try:
-            outgoing = client.build_request(
-                "POST",
-                upstream + "/v1/messages",
-                params=params,
-                headers=headers,
-                json=upstream_request(prompt),
-            )
-            response = await client.send(outgoing, stream=True)
+            response = await unless_the_page_hangs_up(request, client.send(outgoing, stream=True))
+        except httpx.TimeoutException as error:
+            return problem(504, f"the Messages API did not answer in time: {type(error).__name__}")
         except httpx.HTTPError as error:
-            await client.aclose()
             return problem(502, f"the Messages API could not be reached: {type(error).__name__}")
-        if response.status_code != 200:
-            # An API error before the stream (400, 401, 429, 529...): its JSON body
-            # goes to the page with its status; none of its headers does.
-            body = await response.aread()
-            await response.aclose()
-            await client.aclose()
-            media_type = response.headers.get("content-type", "application/json")
-            return Response(body, status_code=response.status_code, media_type=media_type)
+        if response is None:  # the page hung up first: httpx closed the connection
+            return problem(400, "the page hung up before the Messages API answered")
+        if response.status_code != 200 or media_type(response.headers.get("content-type")) != SSE:
+            # An API error before the stream (400, 401, 429, 529...), or a 200 that is
+            # no stream: the relay's own error, from the body's first bytes; none of its
+            # headers, nor its content type, goes to the page.
+            try:
+                body = await unless_the_page_hangs_up(
+                    request, read_capped(response, seconds=timeout.read or 10.0)
+                )
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await response.aclose()
+            return upstream_problem(
+                response.status_code, response.headers.get("content-type"), body or b""
+            )
 
         cut = [False]
 
@@ -264,7 +396,6 @@ def build_app(
                 # that cancellation, so the upstream connection is closed at once.
                 with anyio.CancelScope(shield=True):
                     await response.aclose()
-                    await client.aclose()
 
         relay_headers = {
             "content-type": "text/event-stream; charset=utf-8",
@@ -280,10 +411,31 @@ def build_app(
     ]
     hosts = allowed_hosts if allowed_hosts is not None else LOOPBACK_HOSTS
     app = Starlette(
-        routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)]
+        routes=routes,
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
+        lifespan=lifespan,
     )
     app.state.upstream = upstream
     return app
+
+
+def checked_upstream(url: str) -> str:
+    """`url` without its trailing slash, if it is an http(s) URL with a host; ValueError
+    (one sentence naming it) otherwise.
+
+    >>> checked_upstream("ftp://example.com")
+    Traceback (most recent call last):
+    ValueError: the upstream must be an http(s) URL with a host, not 'ftp://example.com'
+    """
+    try:
+        parts = urlsplit(url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        parts.port  # noqa: B018 (read for its check: a port that is not a number, or out of range)
+    except ValueError:  # `http://[bad`: a bracket left open, a port of letters...
+        ok = False
+    if not ok:
+        raise ValueError(f"the upstream must be an http(s) URL with a host, not {url!r}")
+    return url.rstrip("/")
 
 
 class _HushCutRelays(logging.Filter):
