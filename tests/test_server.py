@@ -491,15 +491,20 @@ class ErrorLog(logging.Filter):
         return True
 
 
-@pytest.fixture
-def error_log():
-    """The errors uvicorn logs during the test (a list of str, read at its end)."""
+def recorded_errors():
+    """Yields the list (of str) of the errors uvicorn logs until it is resumed."""
     log = ErrorLog()
     logging.getLogger("uvicorn.error").addFilter(log)
     try:
         yield log.errors
     finally:
         logging.getLogger("uvicorn.error").removeFilter(log)
+
+
+@pytest.fixture
+def error_log():
+    """The errors uvicorn logs during the test (a list of str, read at its end)."""
+    yield from recorded_errors()
 
 
 def test_json_nested_past_pythons_stack_is_a_400_not_a_500(server, error_log):

@@ -173,7 +173,7 @@ async def read_capped(
     body = b""
     with anyio.move_on_after(seconds):
         try:
-            async for chunk in response.aiter_raw():
+            async for chunk in response.aiter_bytes():
                 body += chunk
                 if len(body) >= cap:
                     break
@@ -192,6 +192,7 @@ async def unless_the_page_hangs_up(request: Request, work: Awaitable[T]) -> T | 
     body): Starlette watches for a hang-up only while a response streams.
     """
     result: T | None = None
+    failure: Exception | None = None
     async with anyio.create_task_group() as group:
 
         async def watch() -> None:
@@ -200,8 +201,13 @@ async def unless_the_page_hangs_up(request: Request, work: Awaitable[T]) -> T | 
             group.cancel_scope.cancel()
 
         group.start_soon(watch)
-        result = await work
+        try:
+            result = await work
+        except Exception as error:  # raised as itself, not inside the task group's ExceptionGroup
+            failure = error
         group.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
     return result
 
 
