@@ -2,6 +2,7 @@
 same-origin only, its own request shape only, the key kept, Stop reaching upstream."""
 
 import asyncio
+import doctest
 import json
 import os
 import signal
@@ -20,7 +21,9 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 from test_server import recorded_errors
 
+import streaming_lib.chat
 import streaming_lib.chat.app as chat_app
+import streaming_lib.chat.runner
 from streaming_lib.__main__ import main
 from streaming_lib.aio import aaccumulate
 from streaming_lib.chat import ChatServer, ThreadedServer, build_app
@@ -652,3 +655,19 @@ def test_the_chat_command_on_a_port_in_use_says_so_in_one_line(capsys, monkeypat
         err == f"Cannot start the chat page: cannot listen on 127.0.0.1 port {port}: "
         "Address already in use\n"
     )
+
+
+def test_a_bad_fault_parameter_from_the_page_gets_the_replay_servers_400_naming_it(chat):
+    for query, named in [
+        ("pace=abc", "pace='abc'"),
+        ("error_after=1%0D%0A", "error_after='1\\r\\n'"),
+    ]:
+        reply = post_chat(chat, "/chat?" + query)
+        assert reply.status_code == 400 and reply.headers["content-type"] == "application/json"
+        assert reply.json()["error"]["message"].startswith(named + ": expected")
+
+
+def test_the_module_examples_run():
+    for module in (streaming_lib.chat, chat_app, streaming_lib.chat.runner):
+        results = doctest.testmod(module)
+        assert results.attempted > 0 and results.failed == 0, module.__name__
