@@ -178,7 +178,7 @@ class ThreadedServer:
             max_connections=self.max_connections,
             log_level="warning",
             access_log=False,
-            lifespan="auto",  # the chat app opens its HTTP client at start-up, closes it at shutdown
+            lifespan="auto",  # the chat app opens its HTTP client at start-up, closes it at the end
             timeout_graceful_shutdown=int(self.grace),
         )
         if self.log_filter is not None:
