@@ -24,6 +24,7 @@ from test_server import recorded_errors
 import streaming_lib.chat
 import streaming_lib.chat.app as chat_app
 import streaming_lib.chat.runner
+import streaming_lib.chat.upstream
 from streaming_lib.__main__ import main
 from streaming_lib.aio import aaccumulate
 from streaming_lib.chat import ChatServer, ThreadedServer, build_app
@@ -318,6 +319,7 @@ def test_the_chat_command_prints_its_url_serves_the_page_and_stops_on_ctrl_c():
         first_line = process.stdout.readline()
         url = f"http://127.0.0.1:{port}"
         assert first_line.startswith(f"Chat page: {url}/"), first_line
+        assert "the replay server, replaying fixture.sse" in first_line, first_line
         assert "<title>Streaming chat</title>" in httpx.get(url + "/").text
         assert httpx.post(
             url + "/chat", json=PROMPT, headers={"origin": url}
@@ -668,6 +670,11 @@ def test_a_bad_fault_parameter_from_the_page_gets_the_replay_servers_400_naming_
 
 
 def test_the_module_examples_run():
-    for module in (streaming_lib.chat, chat_app, streaming_lib.chat.runner):
+    for module in (
+        streaming_lib.chat,
+        chat_app,
+        streaming_lib.chat.runner,
+        streaming_lib.chat.upstream,
+    ):
         results = doctest.testmod(module)
         assert results.attempted > 0 and results.failed == 0, module.__name__

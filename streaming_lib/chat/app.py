@@ -6,7 +6,7 @@
 The relay calls `POST {upstream}/v1/messages` with `"stream": true` and hands
 the response body on, chunk by chunk, untouched: the page parses it itself
 (static/chat.js, with the rules of notebooks 01-03). The upstream is the local
-replay server (`streaming_lib.server.ReplayServer`) unless an API key is given,
+replay server (`streaming_lib.lab.server.ReplayServer`) unless an API key is given,
 then the real API. The key goes upstream in `x-api-key` and nowhere else: the
 page talks only to this app, and no upstream header comes back to it.
 
@@ -32,7 +32,8 @@ own (JSON, `{"type": "error", ...}`, never the upstream's body or content type):
 
 The page hanging up (Stop, a closed tab) closes the upstream request at once,
 whether its headers, its error body or its stream were on their way. One HTTP
-client serves every request (opened at start-up, closed at shutdown).
+client serves every request (opened at start-up, closed at shutdown). How an
+upstream that does not stream is answered: `upstream.py`.
 
 With the local replay server, the page's query parameters `error_after`,
 `drop_at`, `pace`, `first_token_delay` and `hold_open` are forwarded to it
@@ -53,11 +54,10 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from typing import Any
 
 import anyio
 import httpx
@@ -65,12 +65,21 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Send
 
 from ..partial_json_strings import SURROGATE
+from .upstream import (
+    SSE,
+    checked_upstream,
+    media_type,
+    problem,
+    read_capped,
+    unless_the_page_hangs_up,
+    upstream_problem,
+)
 
 STATIC = Path(__file__).parent / "static"
 REAL_API = "https://api.anthropic.com"
@@ -83,11 +92,9 @@ LOOPBACK_HOSTS = [
     "127.0.0.1",
     "localhost",
 ]  # the Host names answered by default (no IPv6: it listens on IPv4)
-MAX_ERROR_BYTES = 64 * 1024  # of an upstream's error body: enough for any API error message
 # Seconds: to connect upstream, and to wait for each read (the real API sends a `ping`
 # well within this); a silent upstream past it is a 504. Shorter ones for tests.
 UPSTREAM_TIMEOUT = httpx.Timeout(10.0, read=300.0)
-SSE = "text/event-stream"
 # The replay server's faults (server.py) the page may ask for; the local upstream only.
 FAULTS = ("error_after", "drop_at", "pace", "first_token_delay", "hold_open")
 
@@ -103,112 +110,6 @@ WRITE_FILE = {
 }
 
 log = logging.getLogger("streaming_lib.chat")
-
-
-def problem(status: int, message: str, error_type: str | None = None) -> JSONResponse:
-    """An error for the page, shaped like the API's (`{"type": "error", "error": {...}}`);
-    `error_type` defaults to `forbidden` for a 403, else `invalid_request_error`."""
-    kind = error_type or ("forbidden" if status == 403 else "invalid_request_error")
-    return JSONResponse(
-        {"type": "error", "error": {"type": kind, "message": message}}, status_code=status
-    )
-
-
-def media_type(content_type: str | None) -> str:
-    """The media type of a `content-type` value, lower-case, without parameters.
-
-    >>> media_type("Text/Event-Stream; charset=utf-8")
-    'text/event-stream'
-    """
-    return (content_type or "").split(";")[0].strip().lower()
-
-
-def api_error_of(body: bytes) -> tuple[str, str] | None:
-    """The (type, message) of an API error body (`{"type": "error", "error": {...}}`), or None.
-
-    >>> api_error_of(b'{"type": "error", "error": {"type": "overloaded_error", "message": "Busy"}}')
-    ('overloaded_error', 'Busy')
-    >>> api_error_of(b"<html>502 Bad Gateway</html>") is None
-    True
-    """
-    try:
-        fields = json.loads(body)
-    except (ValueError, RecursionError):  # cut off, not JSON, or nested past Python's stack
-        return None
-    error = fields.get("error") if isinstance(fields, dict) else None
-    if not isinstance(error, dict):
-        return None
-    kind, message = error.get("type"), error.get("message")
-    if not (isinstance(kind, str) and isinstance(message, str)):
-        return None
-    return kind, message
-
-
-def upstream_problem(status: int, content_type: str | None, body: bytes) -> JSONResponse:
-    """The relay's own error for an upstream answer that is not a stream (`body`: its first
-    bytes): the API error's type and message if `body` is one, else what arrived."""
-    error = api_error_of(body)
-    what = f"HTTP {status} with {media_type(content_type) or 'no content type'}"
-    if status == 200:  # a 200 that is not an event stream: a gateway's page, a JSON error...
-        message = f"the Messages API answered {what}, not an event stream"
-        if error is not None:
-            message += f": {error[0]}: {error[1]}"
-        return problem(502, message, "api_error")
-    if 400 <= status <= 499:  # the request's fault (401, 413, 429...): the page gets the same
-        if error is not None:
-            return problem(status, error[1], error[0])
-        return problem(status, f"the Messages API answered {what}, not an API error", "api_error")
-    # The upstream's own failure (500, 529...) or an answer the relay cannot use: a 502.
-    message = f"the Messages API answered HTTP {status}"
-    if error is not None:
-        return problem(502, f"{message}: {error[1]}", error[0])
-    return problem(502, f"the Messages API answered {what}, not an API error", "api_error")
-
-
-async def read_capped(
-    response: httpx.Response, *, seconds: float, cap: int = MAX_ERROR_BYTES
-) -> bytes:
-    """The first `cap` bytes of `response`'s body (bytes), or what came before it was cut,
-    timed out, or took over `seconds` in all (a body trickling in is not waited for)."""
-    body = b""
-    with anyio.move_on_after(seconds):
-        try:
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) >= cap:
-                    break
-        except httpx.HTTPError:  # cut off or timed out: what came is all there is
-            pass
-    return body[:cap]
-
-
-T = TypeVar("T")
-
-
-async def unless_the_page_hangs_up(request: Request, work: Awaitable[T]) -> T | None:
-    """`await work`, cancelled as soon as the page hangs up (then None).
-
-    For what happens before a response starts (the upstream's headers, its error
-    body): Starlette watches for a hang-up only while a response streams.
-    """
-    result: T | None = None
-    failure: Exception | None = None
-    async with anyio.create_task_group() as group:
-
-        async def watch() -> None:
-            while (await request.receive())["type"] != "http.disconnect":
-                pass
-            group.cancel_scope.cancel()
-
-        group.start_soon(watch)
-        try:
-            result = await work
-        except Exception as error:  # raised as itself, not inside the task group's ExceptionGroup
-            failure = error
-        group.cancel_scope.cancel()
-    if failure is not None:
-        raise failure
-    return result
 
 
 def cross_origin(request: Request) -> str | None:
@@ -233,8 +134,8 @@ def cross_origin(request: Request) -> str | None:
 
 async def read_prompt(request: Request) -> str | Response:
     """The prompt of a `{"prompt": str}` JSON body, or the error response refusing it."""
-    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if media_type != "application/json":  # media types are case-insensitive (RFC 9110, 8.3.1)
+    # Media types are case-insensitive (RFC 9110, 8.3.1).
+    if media_type(request.headers.get("content-type")) != "application/json":
         return problem(415, "the body must be JSON (content-type: application/json)")
     body = b""
     try:
@@ -423,25 +324,6 @@ def build_app(
     )
     app.state.upstream = upstream
     return app
-
-
-def checked_upstream(url: str) -> str:
-    """`url` without its trailing slash, if it is an http(s) URL with a host; ValueError
-    (one sentence naming it) otherwise.
-
-    >>> checked_upstream("ftp://example.com")
-    Traceback (most recent call last):
-    ValueError: the upstream must be an http(s) URL with a host, not 'ftp://example.com'
-    """
-    try:
-        parts = urlsplit(url)
-        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
-        parts.port  # noqa: B018 (read for its check: a port that is not a number, or out of range)
-    except ValueError:  # `http://[bad`: a bracket left open, a port of letters...
-        ok = False
-    if not ok:
-        raise ValueError(f"the upstream must be an http(s) URL with a host, not {url!r}")
-    return url.rstrip("/")
 
 
 class _HushCutRelays(logging.Filter):
