@@ -83,3 +83,12 @@ def test_the_partial_json_exercise_is_named_by_its_number_03(notebook):
     words = text(notebook)
     assert "Exercise 02 (partial JSON)" not in words and "练习 02（不完整的 JSON）" not in words
     assert "exercises/03_partial_json.ipynb" in words or "exercises/zh/03_partial_json" in words
+
+
+@pytest.mark.parametrize("notebook", editions("notebooks/06_in_production.ipynb"))
+def test_lesson_06_cites_the_docs_for_errors_caching_and_stream_recovery(notebook):
+    words = text(notebook)
+    assert "https://platform.claude.com/docs/en/api/errors" in words
+    assert CACHING_PRICES in words
+    assert "https://platform.claude.com/docs/en/build-with-claude/streaming#error-recovery" in words
+    assert "bonus/06_gateways.ipynb" in words and "stream_of(" not in words  # the detail moved
