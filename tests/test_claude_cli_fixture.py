@@ -2,9 +2,13 @@
 
 `claude -p --output-format stream-json --verbose --include-partial-messages`
 prints NDJSON: one JSON object per line. Its `stream_event` lines each carry one
-raw Messages API event in `event`; a run holds one message per turn. The fixture
-must stay a stream our accumulator completes, turn by turn, into the messages
-its own `assistant` lines hold. It is not an SSE fixture: `fixture_names()`
+raw Messages API event in `event`; a run holds one message per turn. Its
+`assistant` lines come one per content block, those of one message sharing its
+`message.id`, with `stop_reason` null (public reports of programs reading the
+CLI's output: anthropics/claude-code#1546, sesori-ai/sesori_apps_monorepo#1045,
+MiniMax-AI-Dev/parsar#308). The fixture must stay a stream our accumulator
+completes, turn by turn, into the messages its `assistant` lines hold once
+grouped by `message.id`. It is not an SSE fixture: `fixture_names()`
 (every `*.sse`) leaves it out of the SSE checks of test_fixtures.py.
 """
 
@@ -50,11 +54,38 @@ def test_it_is_not_counted_among_the_sse_fixtures():
     assert "claude_cli" not in fixture_names()
 
 
-def test_the_events_of_each_turn_build_the_message_its_assistant_line_holds():
+def assistant_blocks_by_message_id():
+    """message.id -> the content blocks of its `assistant` lines, in order."""
+    grouped = {}
+    for record in records():
+        if record["type"] == "assistant":
+            grouped.setdefault(record["message"]["id"], []).extend(record["message"]["content"])
+    return grouped
+
+
+def test_each_assistant_line_holds_one_content_block_and_no_stop_reason():
+    lines = [record["message"] for record in records() if record["type"] == "assistant"]
+    assert [len(message["content"]) for message in lines] == [1, 1, 1]
+    assert [message["id"] for message in lines] == ["msg_cli_01", "msg_cli_01", "msg_cli_02"]
+    assert {message["stop_reason"] for message in lines} == {None}
+
+
+def test_the_events_of_each_turn_build_the_blocks_its_assistant_lines_hold_grouped_by_id():
     built = [message_of(events) for events in turns(records())]
-    held = [record["message"] for record in records() if record["type"] == "assistant"]
-    assert built == held
+    grouped = assistant_blocks_by_message_id()
+    assert [message["id"] for message in built] == list(grouped)
+    assert [message["content"] for message in built] == list(grouped.values())
     assert [message["stop_reason"] for message in built] == ["tool_use", "end_turn"]
+
+
+def test_an_assistant_line_follows_the_content_block_stop_of_its_block():
+    kinds = [
+        record["event"]["type"] if record["type"] == "stream_event" else record["type"]
+        for record in records()
+    ]
+    for number, kind in enumerate(kinds):
+        if kind == "assistant":
+            assert kinds[number - 1] == "content_block_stop"
 
 
 def test_the_result_line_holds_the_text_of_the_last_message():

@@ -13,11 +13,14 @@ import pytest
 import streaming_lib.lab.replay_plan
 from streaming_lib import iter_sse
 from streaming_lib.lab.replay_plan import (
+    ERROR_TYPES,
     MAX_SECONDS,
     OVERLOADED,
     count,
     delays,
+    error_headers,
     event_type,
+    faults_left,
     load_source,
     options_from,
     plan_body,
@@ -173,6 +176,53 @@ def test_the_source_is_bytes_as_given_an_sse_path_or_a_fixture_name():
     )
     with pytest.raises(ValueError, match="no such fixture"):
         load_source("nosuch")
+
+
+# -- errors before the body --------------------------------------------------------------------
+
+
+def test_fail_times_keeps_the_faults_for_the_first_n_requests_then_drops_them():
+    options = {"status": 529, "fail_times": 2, "retry_after": 1, "fixture": "text_only"}
+    assert [faults_left(options, earlier) for earlier in range(3)] == [
+        options,
+        options,
+        {"fixture": "text_only"},
+    ]
+    cut = {"drop_at": 300, "fail_times": 0}
+    assert faults_left(cut, earlier=0) == {}
+
+
+def test_without_fail_times_a_fault_hits_every_request():
+    assert faults_left({"status": 500}, earlier=99) == {"status": 500}
+
+
+def test_the_error_reply_headers_are_the_ones_asked_for():
+    assert error_headers({"status": 429, "retry_after": 2, "x_should_retry": "true"}) == {
+        "retry-after": "2",
+        "x-should-retry": "true",
+    }
+    assert error_headers({"status": 500}) == {}
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ({"status": "418"}, "status='418': expected one of the API's error statuses: 400, "),
+        ({"status": "200"}, "status='200': expected one of the API's error statuses"),
+        ({"x_should_retry": "yes", "status": "500"}, "x_should_retry='yes': expected \"true\""),
+        ({"retry_after": "1"}, "retry_after applies to a fault: ask for status too"),
+        ({"fail_times": "2"}, "fail_times applies to a fault: ask for status or error_after or"),
+    ],
+)
+def test_a_bad_error_option_is_a_value_error_that_says_what_is_expected(query, message):
+    with pytest.raises(ValueError) as caught:
+        options_from(query, {})
+    assert str(caught.value).startswith(message)
+
+
+def test_every_documented_status_has_its_error_type():
+    assert ERROR_TYPES[429] == "rate_limit_error" and ERROR_TYPES[529] == "overloaded_error"
+    assert all(400 <= status < 600 for status in ERROR_TYPES)
 
 
 def test_the_module_examples_run():

@@ -8,6 +8,8 @@ sends it. So every fault and every pacing rule is tested here byte for byte.
     delays(pieces, pace, first_token_delay)  seconds to wait before each piece
     options_from(query, headers)       the fault options a request asks for (query
                                        string, `x-replay-...` headers)
+    faults_left(options, earlier)      the options, less the faults once `fail_times` is used up
+    error_headers(options)             `retry-after` and `x-should-retry`, for an error reply
     load_source(fixture)               the stream to replay: bytes, an .sse path, or a fixture name
 
     >>> raw = b"event: a\\ndata: 1\\n\\nevent: content_block_delta\\ndata: 2\\n\\n"
@@ -39,6 +41,26 @@ OVERLOADED = (
     b"event: error\n"
     b'data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
 )
+# The `error.type` of the API's JSON body for each HTTP status it documents
+# (https://platform.claude.com/docs/en/api/errors, "HTTP errors"). 502 and 503
+# are not in that list: a load balancer or gateway in front of the API sends
+# them; the replay server gives them the body of a 500.
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    502: "api_error",
+    503: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+# Faults that `fail_times` limits to the first N requests asking for them.
+FAULTS = ("status", "error_after", "drop_at")
+
 # One line ending, by the WHATWG stream grammar: CRLF, a lone CR or a lone LF.
 # `(?!\n)` matters: without it the regex could backtrack and read the CRLF of
 # `a\r\nb` as a CR ending a line, then an LF ending an empty one.
@@ -155,6 +177,26 @@ def seconds(text: str | float) -> float:
     return delay
 
 
+def error_status(text: str) -> int:
+    """`text` as an HTTP error status the API documents (in ERROR_TYPES); ValueError otherwise.
+
+    >>> error_status("529")
+    529
+    """
+    if not (text.isascii() and text.isdigit() and int(text) in ERROR_TYPES):
+        raise ValueError(
+            f"expected one of the API's error statuses: {', '.join(map(str, ERROR_TYPES))}"
+        )
+    return int(text)
+
+
+def true_or_false(text: str) -> str:
+    """`text` if it is "true" or "false" (the values of `x-should-retry`); ValueError otherwise."""
+    if text not in ("true", "false"):
+        raise ValueError('expected "true" or "false"')
+    return text
+
+
 def fixture_name(name: str) -> str:
     """`name` if it names a fixture (so never a path); ValueError listing the fixtures otherwise."""
     if name not in fixture_names():
@@ -189,7 +231,13 @@ OPTIONS: dict[str, Callable[[str], Any]] = {
     "pace": seconds,
     "x_accel_buffering": one_of("yes", "no"),  # nginx's own values
     "fixture": fixture_name,
+    "status": error_status,
+    "fail_times": count,
+    "retry_after": count,
+    "x_should_retry": true_or_false,
 }
+# Options that only say something about a fault, and so need one.
+NEEDS = {"fail_times": FAULTS, "retry_after": ("status",), "x_should_retry": ("status",)}
 
 
 def options_from(query: Mapping[str, str], headers: Mapping[str, str]) -> dict[str, Any]:
@@ -207,7 +255,45 @@ def options_from(query: Mapping[str, str], headers: Mapping[str, str]) -> dict[s
                 options[name] = read(value)
             except ValueError as error:
                 raise ValueError(f"{name}={value!r}: {error}") from None
+    for name, faults in NEEDS.items():
+        if name in options and not any(fault in options for fault in faults):
+            raise ValueError(f"{name} applies to a fault: ask for {' or '.join(faults)} too")
     return options
+
+
+def faults_left(options: Mapping[str, Any], earlier: int) -> dict[str, Any]:
+    """`options` for a request that `earlier` requests with the same options came before
+    (int, 0 for the first): unchanged, or without its faults (FAULTS) once
+    `fail_times` requests have had them. So `status=529&fail_times=2` fails
+    twice, then the stream is served, as a client retrying an overloaded API sees.
+
+    >>> faults_left({"status": 529, "fail_times": 2, "pace": 0.1}, earlier=2)
+    {'pace': 0.1}
+    """
+    if "fail_times" not in options or earlier < options["fail_times"]:
+        return dict(options)
+    spent = (*FAULTS, "fail_times", "retry_after", "x_should_retry")
+    return {name: value for name, value in options.items() if name not in spent}
+
+
+def error_headers(options: Mapping[str, Any]) -> dict[str, str]:
+    """The headers of an HTTP error reply that the options ask for (dict of str):
+
+    - `retry-after`: seconds to wait before trying again (RFC 9110, section 10.2.3:
+      a whole number of seconds); the API sends it with a 429
+      (https://platform.claude.com/docs/en/api/rate-limits);
+    - `x-should-retry`: "true" or "false", a header the anthropic SDK obeys before
+      its own rules (`_should_retry` in its `_base_client.py`).
+
+    >>> error_headers({"status": 429, "retry_after": 1})
+    {'retry-after': '1'}
+    """
+    headers = {}
+    if "retry_after" in options:
+        headers["retry-after"] = str(options["retry_after"])
+    if "x_should_retry" in options:
+        headers["x-should-retry"] = options["x_should_retry"]
+    return headers
 
 
 def load_source(fixture: str | Path | bytes) -> bytes:

@@ -21,7 +21,22 @@ example `x-replay-error-after: 5`), all off by default:
     x_accel_buffering=no   add `X-Accel-Buffering: no` (tells nginx not to buffer)
     fixture=NAME           replay fixtures/NAME.sse instead of the server's stream
 
-K is a whole number, 0 or more; S a number of seconds from 0 to 60. A bad
+Errors before the body, as the API sends them (the status line, then its JSON
+error body, https://platform.claude.com/docs/en/api/errors):
+
+    status=N               answer HTTP N with the API's error body for it (400, 401, 403,
+                           404, 413, 429, 500, 502, 503, 504 or 529), streaming or not
+    retry_after=K          with `status`: a `retry-after: K` header (seconds), as with a 429
+    x_should_retry=true    with `status`: an `x-should-retry` header (true or false), which
+                           the anthropic SDK obeys before its own rules
+    fail_times=N           the faults (status, error_after, drop_at) hit only the first N
+                           requests asking for them, then the stream is served whole:
+                           `?status=529&fail_times=2` fails twice, then succeeds
+
+Requests "asking for them" are those with the same options; each server counts
+its own, so a fresh `ReplayServer` starts from the first failure again.
+
+K and N are whole numbers, 0 or more; S a number of seconds from 0 to 60. A bad
 value (or a body that is not JSON, even one nested too deep to read) gets the
 API's 400 `invalid_request_error` naming it, and any other path or method the
 API's JSON 404 or 405. Other query parameters are ignored, as the API ignores
@@ -31,7 +46,8 @@ blank line, with LF, CRLF or CR line endings, even mixed), so pacing and faults
 work on every fixture; the bytes sent are always the fixture's own.
 
 `ReplayServer` runs it on 127.0.0.1 (only) in a background thread, counts the
-clients that hung up before the end (`.disconnects`) and stops cleanly.
+requests (`.requests`, with their arrival times in `.arrivals`) and the clients
+that hung up before the end (`.disconnects`), and stops cleanly.
 `python -m streaming_lib serve` runs it in the foreground.
 
 This module only sends: which pieces to send, when, and which faults a request
@@ -55,8 +71,9 @@ import json
 import logging
 import sys
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +93,7 @@ from .api import HOST, SSE_CONTENT_TYPE
 # What to send is planned in replay_plan.py; its names stay importable from here too.
 from .replay_plan import (  # noqa: F401
     DEFAULT_PACE,
+    ERROR_TYPES,
     EVENT_END,
     LINE_END,
     MAX_SECONDS,
@@ -83,7 +101,9 @@ from .replay_plan import (  # noqa: F401
     OVERLOADED,
     count,
     delays,
+    error_headers,
     event_type,
+    faults_left,
     fixture_name,
     load_source,
     options_from,
@@ -121,6 +141,10 @@ class Counters:
 
     requests: int = 0
     disconnects: int = 0  # streams whose client hung up before the last byte
+    # When each request arrived (time.monotonic(), seconds): the gaps show a client's back-off.
+    arrivals: list[float] = field(default_factory=list)
+    # Requests seen per set of options: what `fail_times` counts.
+    asked: Counter[tuple[tuple[str, Any], ...]] = field(default_factory=Counter)
 
 
 class ReplayResponse(StreamingResponse):
@@ -227,6 +251,7 @@ def build_app(
 
     def new_request_id() -> str:
         counters.requests += 1
+        counters.arrivals.append(time.monotonic())
         return f"req_replay_{counters.requests:04d}"  # deterministic: one number per request
 
     async def messages(request: Request) -> Response:
@@ -241,6 +266,17 @@ def build_app(
             return api_error(400, "invalid_request_error", message, request_id)
         except ClientDisconnect:  # the client hung up (or was too slow) before its body ended
             return Response(status_code=400)  # no one is left to read it
+        same = tuple(sorted(options.items()))
+        options = faults_left(options, earlier=counters.asked[same])
+        counters.asked[same] += 1
+        if "status" in options:  # an error before the body: the status line says it all
+            status = options["status"]
+            message = f"HTTP {status} asked for by the request (replay server fault)"
+            if status == 529:
+                message = "Overloaded"  # the message the API sends with it
+            return api_error(
+                status, ERROR_TYPES[status], message, request_id, headers=error_headers(options)
+            )
         raw = read_fixture(options["fixture"]) if "fixture" in options else source
 
         if not (isinstance(body, dict) and body.get("stream")):
@@ -325,6 +361,10 @@ class ReplayServer:
     @property
     def disconnects(self) -> int:
         return self.counters.disconnects
+
+    @property
+    def arrivals(self) -> list[float]:
+        return self.counters.arrivals
 
     def start(self) -> ReplayServer:
         self._threaded = ThreadedServer(
