@@ -330,12 +330,13 @@ class MessageAccumulator:
                 index=index,
             )
         block = copy.deepcopy(block)
-        # A block's initial field that is missing (or null) is empty, as some
-        # translating gateways send `{"type": "text"}`: "" for text and thinking;
+        # A block's initial field that is missing is empty, as some translating
+        # gateways send `{"type": "text"}`: "" for text and thinking (null too);
         # a tool's input comes from its fragments at the stop, else stays `{}`.
+        # (A tool input sent as null is kept: no fragments, and it never runs.)
         if field and block.get(field) is None:
             block[field] = ""
-        elif block.get("type") in TOOL_BLOCK_TYPES and block.get("input") is None:
+        elif block.get("type") in TOOL_BLOCK_TYPES and "input" not in block:
             block["input"] = {}
         content.append(block)  # blocks of unknown types are kept as they came
         if field and not block[field].isascii() and SURROGATE.search(block[field]):

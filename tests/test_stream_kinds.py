@@ -462,3 +462,18 @@ def test_the_sdk_on_a_tool_input_number_that_overflows():
     # then writes null, a value the model never sent. Ours refuses the input.
     theirs = sdk_outcome(tool_stream('{"n": 1e400}'))
     assert theirs["content"][0]["input"] == {"n": None}
+
+
+def test_a_tool_input_sent_as_null_is_not_a_missing_one_and_never_runs_without_fragments():
+    acc = MessageAccumulator()
+    block = {"type": "tool_use", "id": "toolu_1", "name": "now", "input": None}
+    for event in [
+        START,
+        block_start(0, block),
+        block_stop(0),
+        message_delta(stop_reason="tool_use"),
+        STOP,
+    ]:
+        acc.feed(event)
+    assert acc.final_message()["content"][0]["input"] is None
+    assert not acc.tool_call_verdict(0).runnable
