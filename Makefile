@@ -1,6 +1,8 @@
 # The course's two commands (see README.md):
 #   make lab    set up .venv on first use, then open the course in JupyterLab
 #   make test   set up .venv on first use, then run every test and notebook check
+# On a remote machine, choose the port and open no browser (lab-zh takes them too):
+#   make lab PORT=8890 BROWSER=no
 # and, while doing the exercises:
 #   make progress   run every exercise's checks; one row per exercise, how far you are
 # and the Chinese edition (中文版, README.zh-CN.md):
@@ -14,12 +16,21 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# `make lab PORT=8890 BROWSER=no`: JupyterLab's port (unset: its own, 8888 or the
+# next free one) and, with BROWSER=no, no browser opened (a remote machine).
+PORT ?=
+BROWSER ?= yes
+LAB_OPTIONS := $(if $(PORT),--ServerApp.port=$(PORT)) $(if $(filter no,$(BROWSER)),--ServerApp.open_browser=False) \
+	$(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: lab lab-zh test check lock progress progress-zh bench notebooks exercises slides cheatsheet clean
 
 # The versions installed are the exact ones of constraints.txt, so a new release
 # of anthropic, pydantic or jiter cannot change what the tests compare.
 $(BIN)/.installed: pyproject.toml constraints.txt scripts/course.py
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+		echo "The course needs Python 3.11 or newer, and $(PYTHON) is $$($(PYTHON) -V 2>/dev/null || echo "not found"): run make PYTHON=python3.12 (or another 3.11+)."; \
+		exit 1; }
 	@echo "Setting up $(VENV): JupyterLab, the anthropic SDK and about 130 other packages,"
 	@echo "at the versions in constraints.txt. Once only; about a minute with a warm pip cache,"
 	@echo "a few minutes without."
@@ -33,11 +44,11 @@ $(BIN)/.installed: pyproject.toml constraints.txt scripts/course.py
 # solutions work) and opens the first notebook. Root may run it, as in a container.
 lab: $(BIN)/.installed
 	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb \
-		$(if $(filter 0,$(shell id -u)),--allow-root)
+		$(LAB_OPTIONS)
 
 lab-zh: $(BIN)/.installed
 	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/zh/00_start_here.ipynb \
-		$(if $(filter 0,$(shell id -u)),--allow-root)
+		$(LAB_OPTIONS)
 
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest tests

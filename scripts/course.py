@@ -2,6 +2,7 @@
 
     python scripts/course.py lab        # set up .venv on first use, then open the course
     python scripts/course.py lab --zh   # the same, opening the Chinese edition (中文版)
+    python scripts/course.py lab --port 8890 --no-browser   # on a remote machine
     python scripts/course.py test       # set up .venv on first use, then run every test
     python scripts/course.py settings   # write JupyterLab's settings for this environment
 
@@ -23,6 +24,7 @@ import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+OLDEST_PYTHON = (3, 11)  # pyproject.toml's requires-python
 VENV = ROOT / ".venv"
 FIRST_NOTEBOOK = "notebooks/00_start_here.ipynb"
 FIRST_NOTEBOOK_ZH = "notebooks/zh/00_start_here.ipynb"  # the Chinese edition's (`lab --zh`)
@@ -48,13 +50,33 @@ def run(*command: str | Path) -> None:
         sys.exit(status)
 
 
+def python_too_old(version: tuple[int, ...] = sys.version_info[:3]) -> str | None:
+    """The one sentence to stop with when `version` is older than the course needs, else None.
+
+    >>> print(python_too_old((3, 9, 18)))  # doctest: +ELLIPSIS
+    The course needs Python 3.11 or newer, and this is Python 3.9.18: run this script with a ...
+    >>> python_too_old((3, 12, 1)) is None
+    True
+    """
+    if tuple(version[:2]) >= OLDEST_PYTHON:
+        return None
+    have = ".".join(str(part) for part in version[:3])
+    return (
+        f"The course needs Python {OLDEST_PYTHON[0]}.{OLDEST_PYTHON[1]} or newer, and this is "
+        f"Python {have}: run this script with a newer python."
+    )
+
+
 def setup() -> Path:
-    """Create .venv and install the course into it, once (as `make` does); its python."""
+    """Create .venv and install the course into it, once (as `make` does); its python.
+    Stops with one sentence, before pip, if this Python is older than 3.11."""
     python = venv_python()
     marker = VENV / ".installed"
     inputs = [ROOT / "pyproject.toml", ROOT / "constraints.txt"]
     if marker.exists() and all(marker.stat().st_mtime >= p.stat().st_mtime for p in inputs):
         return python
+    if (too_old := python_too_old()) is not None:
+        sys.exit(too_old)
     print("Setting up .venv: JupyterLab, the anthropic SDK and about 130 other packages,")
     print("at the versions in constraints.txt. Once only; a few minutes.", flush=True)
     venv.create(VENV, with_pip=True)
@@ -75,10 +97,17 @@ def write_settings(prefix: Path) -> Path:
     return path
 
 
-def lab_command(python: Path, first: str = FIRST_NOTEBOOK) -> list[str]:
-    """JupyterLab serving the whole repository, opening `first` (root may run it)."""
+def lab_command(
+    python: Path, first: str = FIRST_NOTEBOOK, *, port: int | None = None, browser: bool = True
+) -> list[str]:
+    """JupyterLab serving the whole repository, opening `first` (root may run it), on
+    `port` (None: JupyterLab's own choice), opening a browser unless `browser` is False."""
     command = [str(python), "-m", "jupyterlab", "--ServerApp.root_dir=."]
     command.append(f"--LabApp.default_url=/lab/tree/{first}")
+    if port is not None:
+        command.append(f"--ServerApp.port={port}")
+    if not browser:
+        command.append("--ServerApp.open_browser=False")
     if hasattr(os, "getuid") and os.getuid() == 0:  # as in a container
         command.append("--allow-root")
     return command
@@ -107,13 +136,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--zh", action="store_true", help="lab: open the Chinese edition (notebooks/zh/)"
     )
+    parser.add_argument("--port", type=int, help="lab: the port JupyterLab listens on")
+    parser.add_argument(
+        "--no-browser", action="store_true", help="lab: open no browser (a remote machine)"
+    )
     args = parser.parse_args(argv)
     if args.command == "settings":
         print(f"wrote {write_settings(Path(sys.prefix)).relative_to(sys.prefix)}")
         return
     python = setup()
     if args.command == "lab":
-        run(*lab_command(python, FIRST_NOTEBOOK_ZH if args.zh else FIRST_NOTEBOOK))
+        first = FIRST_NOTEBOOK_ZH if args.zh else FIRST_NOTEBOOK
+        run(*lab_command(python, first, port=args.port, browser=not args.no_browser))
     else:
         for command in test_commands(python):
             run(*command)

@@ -55,6 +55,7 @@ from .errors import (
     StreamError,
     ToolInputJSONError,
 )
+from .events import BODY_HEAD_BYTES, body_error, kept_head
 
 # The speed paths of the stages (fast.py): the same events, values and parses as
 # `events.iter_events`, `events.load_json` and `partial_json.PartialJSONParser`.
@@ -76,11 +77,16 @@ TEXT_DELTAS = {
 # The string field that text-like deltas append to, per block type.
 TEXT_FIELDS = {block: field for block, field in TEXT_DELTAS.values()}
 
-# `message_delta` fields that are always copied, even as null; any other field
-# (for example `container`) is copied only when it has a value, except those
-# that say which message this is or hold its blocks.
-ALWAYS_SET = frozenset({"stop_reason", "stop_sequence", "stop_details"})
+# `message_delta` fields never copied: they say which message this is or hold
+# its blocks. Any other field (`stop_reason`, `stop_sequence`, `stop_details`,
+# `container`, ...) is copied when it has a value: null, like absent, says
+# nothing new (a gateway that writes out a struct's nullable fields sends a
+# second `message_delta` with `"stop_reason": null` after the one that set it).
 NEVER_SET = frozenset({"id", "type", "role", "model", "content", "usage"})
+
+# RFC 8259, section 2: the only whitespace JSON has. Tool input fragments that
+# join to nothing else hold no value: the input is `{}`, as with no fragments.
+JSON_WHITESPACE = " \t\n\r"
 
 
 class MessageAccumulator:
@@ -304,6 +310,8 @@ class MessageAccumulator:
             )
         self._message = copy.deepcopy(message)
         self._message["content"] = list(self._message.get("content") or [])
+        if "usage" in self._message and self._message["usage"] is None:
+            del self._message["usage"]  # null usage is no usage: message_delta may bring some
 
     def _on_content_block_start(self, event: dict[str, Any]) -> None:
         index, block, content = event["index"], event["content_block"], self._message["content"]  # type: ignore[index]
@@ -314,7 +322,7 @@ class MessageAccumulator:
                 index=index,
             )
         field = TEXT_FIELDS.get(block.get("type"))
-        if field and not isinstance(block.get(field, ""), str):
+        if field and not isinstance(block.get(field, ""), (str, type(None))):
             raise self._error(
                 EventDataError,
                 f"a block of type {block['type']} whose {field!r} is not a string",
@@ -322,13 +330,22 @@ class MessageAccumulator:
                 index=index,
             )
         block = copy.deepcopy(block)
+        # A block's initial field that is missing is empty, as some translating
+        # gateways send `{"type": "text"}`: "" for text and thinking (null too);
+        # a tool's input comes from its fragments at the stop, else stays `{}`.
+        # (A tool input sent as null is kept: no fragments, and it never runs.)
+        if field and block.get(field) is None:
+            block[field] = ""
+        elif block.get("type") in TOOL_BLOCK_TYPES and "input" not in block:
+            block["input"] = {}
         content.append(block)  # blocks of unknown types are kept as they came
-        if field and not block.get(field, "").isascii() and SURROGATE.search(block[field]):
+        if field and not block[field].isascii() and SURROGATE.search(block[field]):
             # A start that holds half a character already (a gateway cut it there).
             self._text_parts[index, field] = [self._mended((index, field), block[field])]
         if block.get("type") in TOOL_BLOCK_TYPES:
             self._json_parts[index] = []
-            self.input_parsers[index] = FastPartialJSONParser()
+            # Only values JSON has, as the stop's parse: never inf for `1e400`.
+            self.input_parsers[index] = FastPartialJSONParser(allow_inf_nan=False)
 
     def _on_content_block_delta(self, event: dict[str, Any]) -> None:
         index, delta = event["index"], event["delta"]
@@ -395,7 +412,9 @@ class MessageAccumulator:
         self.stopped.add(index)
         if index in self._json_parts:
             raw = "".join(self._json_parts[index])
-            if raw:  # no fragments, or only empty ones: the input stays as started, `{}`
+            # No fragments, only empty ones, or only whitespace: no value, so the
+            # input stays as started, `{}`.
+            if raw.strip(JSON_WHITESPACE):
                 try:
                     block["input"] = self._parse_tool_input(raw, index)
                 except ToolInputJSONError as error:
@@ -432,10 +451,11 @@ class MessageAccumulator:
         for key, value in event["delta"].items():
             if key in NEVER_SET:
                 continue  # the message's identity and content never change here
-            if key in ALWAYS_SET or value is not None:
+            if value is not None:  # null or absent: keep what an earlier event set
                 message[key] = value  # type: ignore[index]
         # Usage counts here are running totals: overwrite, never add. A field
-        # that is absent (or null) keeps its message_start value.
+        # that is absent (or null) keeps its message_start value; so does all
+        # of it when `usage` itself is null.
         usage = message.setdefault("usage", {})  # type: ignore[union-attr]
         for key, value in (event.get("usage") or {}).items():
             if value is not None:
@@ -563,7 +583,11 @@ def accumulate(
     `StreamError` raised by `source` itself is completed the same way; an
     `IncompleteStreamError` from it (a chunk iterator over a connection that
     was cut or stalled, `network.body_chunks`) also gets the `.event_number`
-    of the last event received, as when the bytes simply end. A line, or
+    of the last event received, as when the bytes simply end. Bytes that end
+    without a single event and are no event stream raise what they are
+    (`events.body_error`): `APIStreamError` for a JSON error object,
+    `NotAnEventStreamError` for anything else; an empty body stays an
+    `IncompleteStreamError`. A line, or
     an event's data, of more than `max_event_bytes` bytes (16 MiB unless told;
     None: no limit) is a `SizeLimitError` (see `iter_events`).
 
@@ -580,9 +604,13 @@ def accumulate(
         )
     # One bytes-like object is one chunk (a bytearray or memoryview is copied
     # to bytes here, as the line decoder would copy it anyway).
-    chunks: Iterable[bytes] = (
-        [bytes(source)] if isinstance(source, (bytes, bytearray, memoryview)) else source
-    )
+    head = bytearray()  # the body's first bytes, examined if no event comes
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        whole = bytes(source)
+        chunks: Iterable[bytes] = [whole]
+        head += whole[:BODY_HEAD_BYTES]
+    else:
+        chunks = kept_head(source, head)
     acc = MessageAccumulator()
     events: list[Any] = []  # filled only with keep_events=True
     keep = events.append if keep_events else None
@@ -593,7 +621,17 @@ def accumulate(
             acc.feed(event)
             if acc.complete:
                 break  # message_stop: the message is final; what follows is not read
+        end_of_body(acc, head)
         return acc.final_message()
+
+
+def end_of_body(acc: MessageAccumulator, head: bytes | bytearray) -> None:
+    """The bytes ended: if not a single event came of them and they were no
+    event stream (`events.body_error`: a JSON error object, an HTML page),
+    raise that error rather than the `IncompleteStreamError` of a stream cut
+    short, which a client would retry for ever. `head`: the body's first bytes."""
+    if acc.event_number == 0 and (error := body_error(bytes(head))) is not None:
+        raise error
 
 
 @contextmanager

@@ -27,8 +27,8 @@ from collections.abc import AsyncGenerator, AsyncIterable
 from contextlib import aclosing
 from typing import Any
 
-from .accumulator import MessageAccumulator, keep_partial
-from .events import decode_event
+from .accumulator import MessageAccumulator, end_of_body, keep_partial
+from .events import BODY_HEAD_BYTES, decode_event
 from .lines import LineDecoder
 from .sse import MAX_EVENT_BYTES, SSEDecoder
 
@@ -76,14 +76,26 @@ async def aaccumulate(
     Closing the connection stays the caller's (`async with client.stream(...)`)."""
     acc = MessageAccumulator()
     events: list[Any] = []  # filled only with keep_events=True
+    head = bytearray()  # the body's first bytes, examined if no event comes
     with keep_partial(acc, events):
-        async with aclosing(
-            aiter_events(chunks, strict=strict, max_event_bytes=max_event_bytes)
-        ) as stream:
+        async with (
+            aclosing(akept_head(chunks, head)) as body,
+            aclosing(aiter_events(body, strict=strict, max_event_bytes=max_event_bytes)) as stream,
+        ):
             async for event in stream:
                 if keep_events:
                     events.append(event)
                 acc.feed(event)
                 if acc.complete:
                     break  # message_stop: the message is final; what follows is not read
+        end_of_body(acc, head)
         return acc.final_message()
+
+
+async def akept_head(chunks: AsyncIterable[bytes], head: bytearray) -> AsyncGenerator[bytes, None]:
+    """`events.kept_head` for async chunks: yield them unchanged, copying their first
+    `BODY_HEAD_BYTES` bytes into `head`, which `end_of_body` reads if no event comes."""
+    async for chunk in chunks:
+        yield chunk  # first: a chunk that is not bytes is the line decoder's to refuse
+        if len(head) < BODY_HEAD_BYTES:
+            head += chunk[: BODY_HEAD_BYTES - len(head)]

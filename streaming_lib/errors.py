@@ -23,8 +23,16 @@ from __future__ import annotations
 
 from typing import Any
 
-# Error types the Messages API documents as worth retrying after a pause.
+# Error types worth retrying after a pause. The API's errors page gives each
+# type its HTTP status (invalid_request_error 400, authentication_error 401,
+# permission_error 403, not_found_error 404, request_too_large 413,
+# rate_limit_error 429, api_error 500, overloaded_error 529); the SDK retries by
+# status (`_base_client._should_retry`: 408, 409, 429 and 500 and up). Left out:
+# rate_limit_error, since the same type also says a spend limit was reached,
+# which no retry cures, and only the `retry-after` header tells the two apart.
 RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "api_error"})
+# The first bytes of a body that is not an event stream kept in its error.
+FIRST_BYTES_KEPT = 1024
 
 
 class StreamError(Exception):
@@ -76,7 +84,9 @@ class APIStreamError(StreamError):
 
     `.error_type` and `.error_message` come from the event's `error` object;
     `.retryable` is True for the kinds worth retrying (`overloaded_error`,
-    `api_error`). Source: Messages API, "Streaming Messages", error events.
+    `api_error`: `RETRYABLE_ERROR_TYPES` says why). Source: Messages API,
+    "Streaming Messages", error events. Also raised for a body that is a JSON
+    error object instead of an event stream (`events.body_error`).
     """
 
     def __init__(
@@ -108,6 +118,27 @@ class StreamTimeoutError(IncompleteStreamError):
     def __init__(self, message: str, *, timeout: float | None, **where: Any) -> None:
         super().__init__(message, **where)
         self.timeout = timeout
+
+
+class NotAnEventStreamError(StreamError):
+    """The body is not an event stream: an HTML error page, plain text, JSON that
+    is no error object, sent with HTTP 200 where `text/event-stream` was due.
+
+    Raised when a body ends without a single event and its lines are no SSE
+    fields (bytes alone: `accumulate`, `aaccumulate`), or, where the headers
+    are at hand (`lab/network.py`), as soon as they name another content type.
+    `.first_bytes` keeps the body's first bytes (at most `FIRST_BYTES_KEPT`),
+    `.content_type` the header's value (None when only the bytes were seen).
+    Not an `IncompleteStreamError`: nothing was cut, so retrying the same
+    request gets the same answer. A JSON error object (`{"type": "error",
+    "error": {...}}`) is an `APIStreamError` instead, with its type and message."""
+
+    def __init__(
+        self, message: str, *, first_bytes: bytes, content_type: str | None = None, **where: Any
+    ) -> None:
+        super().__init__(message, **where)
+        self.first_bytes = first_bytes[:FIRST_BYTES_KEPT]
+        self.content_type = content_type
 
 
 class EventOrderError(StreamError):

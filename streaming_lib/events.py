@@ -37,12 +37,14 @@ come (`accumulator.py`).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .errors import EventDataError
+from .errors import APIStreamError, EventDataError, NotAnEventStreamError, StreamError
+from .lines import iter_lines
 from .partial_json_strings import SURROGATE
-from .sse import MAX_EVENT_BYTES, ServerSentEvent, iter_sse  # noqa: F401 (ServerSentEvent: for the examples)
+from .sse import MAX_EVENT_BYTES, ServerSentEvent, iter_sse, parse_field  # noqa: F401 (ServerSentEvent: for the examples)
 
 # The event types of the Messages API (source: "Streaming Messages", event
 # types). Only events with these names are read; any other name is skipped.
@@ -60,6 +62,12 @@ API_EVENT_NAMES = frozenset(
 )
 # The name an unnamed event gets (WHATWG HTML 9.2.6: the default event type).
 UNNAMED = "message"
+# The field names a line of an event stream may have (WHATWG HTML 9.2.6), and
+# "", the name of a comment (a line starting with ":", as keep-alives are).
+SSE_FIELD_NAMES = frozenset({"event", "data", "id", "retry", ""})
+# The bytes of a body kept for `body_error` while no event has come: far more
+# than the API's error objects take.
+BODY_HEAD_BYTES = 64 * 1024
 # jiter (and so `load_json`, and `PartialJSONParser` unless told) rejects a
 # value nested inside more lists or objects than this.
 JITER_MAX_DEPTH = 200
@@ -176,6 +184,83 @@ def iter_events(
             yield event
 
 
+def body_error(first_bytes: bytes, *, content_type: str | None = None) -> StreamError | None:
+    """Why a body gave no event, if it was no event stream: the error to raise
+    instead of "the stream ended without message_stop" (None: it may be an
+    event stream cut short, an `IncompleteStreamError`).
+
+    `first_bytes`: the body's first bytes (up to `BODY_HEAD_BYTES`), the body
+    having ended without a single event (bytes alone), or the whole body
+    (at most that many bytes) of a response whose `content_type` header
+    (str) is not `text/event-stream`. Read in this order:
+
+    - a JSON error object, `{"type": "error", "error": {"type": ..., "message":
+      ...}}` (a gateway's answer with HTTP 200, shaped as the API's error
+      responses: "Errors", error shapes; a `type` left out counts as "error"):
+      `APIStreamError` with the server's error type and message, retryable as
+      an `error` event of that type is;
+    - with bytes alone, an empty body (nothing arrived: a connection closed
+      before its first byte), only blank lines, or a line that is an SSE field
+      (`event:`, `data:`, `id:`, `retry:`) or a comment: None, an event stream;
+    - anything else (an HTML page, plain text, other JSON; with a content type,
+      whatever it is): `NotAnEventStreamError`, keeping the first bytes.
+
+        >>> body_error(b'{"type":"error","error":{"type":"api_error","message":"Oops"}}')
+        APIStreamError('the body is a JSON error object, not an event stream: api_error: Oops')
+        >>> body_error(b"<p>Bad gateway</p>")
+        NotAnEventStreamError("the body is not an event stream; it begins '<p>Bad gateway</p>'")
+        >>> body_error(b"event: message_start\\ndata: {") is None  # an event stream, cut
+        True
+    """
+    text = first_bytes.decode("utf-8", "replace")
+    error = _error_object(text)
+    if error is not None:
+        error_type, said = error.get("type"), str(error.get("message") or "")
+        summary = ": ".join(str(part) for part in (error_type, said) if part) or "no details"
+        return APIStreamError(
+            f"the body is a JSON error object, not an event stream: {summary}",
+            error_type=error_type if isinstance(error_type, str) else None,
+            error_message=said,
+        )
+    if content_type is None:
+        lines = [line for line in iter_lines([first_bytes], max_line_bytes=None) if line]
+        if not lines or any(parse_field(line)[0] in SSE_FIELD_NAMES for line in lines):
+            return None
+    start = text[:60] + ("…" if len(text) > 60 else "")
+    what = "it is empty" if not first_bytes else f"it begins {start!r}"
+    kind = "not an event stream" if content_type is None else f"{content_type}, not an event stream"
+    return NotAnEventStreamError(
+        f"the body is {kind}; {what}", first_bytes=first_bytes, content_type=content_type
+    )
+
+
+def _error_object(text: str) -> dict[str, Any] | None:
+    """The `error` object (dict) of a body that is a JSON error object, else None."""
+    try:
+        value = load_json(text)
+    except ValueError:
+        return None
+    if (
+        type(value) is dict
+        and type(value.get("error")) is dict
+        and value.get("type", "error") == "error"
+    ):
+        return value["error"]
+    return None
+
+
+def kept_head(chunks: Iterable[bytes], head: bytearray) -> Iterator[bytes]:
+    """Yield `chunks` unchanged, copying their first `BODY_HEAD_BYTES` bytes into
+    `head` on the way: what `body_error` reads if no event comes of them."""
+    iterator = iter(chunks)
+    for chunk in iterator:
+        yield chunk  # first: a chunk that is not bytes is the line decoder's to refuse
+        head += chunk[: BODY_HEAD_BYTES - len(head)]
+        if len(head) >= BODY_HEAD_BYTES:
+            yield from iterator  # enough kept: the rest passes through untouched
+            return
+
+
 def load_json(text: str, *, lone_surrogates: str = "keep", allow_nan: bool = True) -> Any:
     """`json.loads(text)`: the same value, or the same error; except that a value
     nested inside more than 200 lists or objects raises ValueError, as jiter (the
@@ -196,16 +281,29 @@ def load_json(text: str, *, lone_surrogates: str = "keep", allow_nan: bool = Tru
         ['�', '😀']
 
     `allow_nan=False` refuses `NaN`, `Infinity` and `-Infinity`, which Python's
-    parsers take but JSON (RFC 8259, section 6) does not have (a tool's input).
+    parsers take but JSON (RFC 8259, section 6) does not have (a tool's input),
+    and a number too large for a float (`1e400`), which Python would read as
+    infinity, a value no JSON text can hold: "number out of range", as jiter says.
     """
     try:
-        value = json.loads(text) if allow_nan else json.loads(text, parse_constant=_not_json)
+        value = (
+            json.loads(text)
+            if allow_nan
+            else json.loads(text, parse_constant=_not_json, parse_float=_finite_float)
+        )
         too_deep = _nesting(value) > JITER_MAX_DEPTH
     except RecursionError:  # nested far deeper still
         too_deep = True
     if too_deep:
         raise ValueError(f"nested inside more than {JITER_MAX_DEPTH} lists or objects")
     return _replace_surrogates(value) if lone_surrogates == "replace" else value
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise ValueError(f"number out of range: {text} is too large for a float")
+    return value
 
 
 def _not_json(name: str) -> Any:

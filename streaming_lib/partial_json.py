@@ -18,6 +18,10 @@ Values and errors follow jiter (the ``anthropic`` SDK's parser) called as
   container: ``[1 x`` is ``[1]``.
 * ``NaN`` and ``Infinity`` are accepted; a repeated key keeps its first place and takes
   the last value; at most 200 levels of nesting and 4300 digits in an integer.
+* ``allow_inf_nan=False`` refuses ``NaN`` and ``Infinity`` with jiter's errors ("expected
+  value", "invalid number"), and a number too large for a float (``1e400``), which jiter
+  reads as ``inf`` even so, with "number out of range": the accumulator's previews
+  refuse what its final parse of a tool's input refuses.
 
 One rule is not jiter's: a surrogate escape without its pair (``"\\ud83d"`` then
 anything but a ``\\udc00``-``\\udfff`` escape, or a low one first) is U+FFFD, where
@@ -168,8 +172,18 @@ class PartialJSONParser:
     # a position; `fast.FastPartialJSONParser` puts a faster one with the same results here).
     _read_string = staticmethod(read_string)
 
-    def __init__(self, *, max_depth: int | None = JITER_MAX_DEPTH, track_changes: bool = True):
+    def __init__(
+        self,
+        *,
+        max_depth: int | None = JITER_MAX_DEPTH,
+        track_changes: bool = True,
+        allow_inf_nan: bool = True,
+    ):
         self.max_depth, self._track = max_depth, track_changes
+        # False: only values JSON has (RFC 8259, section 6), as a tool's input is
+        # parsed at its stop (`events.load_json(..., allow_nan=False)`), so the
+        # preview never shows a value the final input cannot hold.
+        self.allow_inf_nan = allow_inf_nan
         self.position = 0  # characters fed before the current fragment
         self.done = False
         self.error: PartialJSONError | None = None
@@ -225,6 +239,8 @@ class PartialJSONParser:
                 self._pieces[:], self._fresh = [pending], 1  # reported all of it
         elif self._reading == "number" and self._number_state in _NUMBER_ENDS:
             pending = _number_value("".join(self._pieces))
+            if pending in _INFINITIES and not self.allow_inf_nan:  # more digits only add to it
+                raise PartialJSONError("number out of range", self.position)
         if self._root is _NOTHING:
             if pending is _NOTHING:
                 what = "a string" if self._reading == "string" else "a value"
@@ -312,7 +328,7 @@ class PartialJSONParser:
         if char == '"':
             self._start_string("string")
             return pos + 1
-        if char in _LITERALS:
+        if char in _LITERALS and (self.allow_inf_nan or char not in "NI"):
             self._start_literal(*_LITERALS[char])
         elif char == "-" or "0" <= char <= "9":
             self._reading, self._pieces = "number", []
@@ -435,14 +451,17 @@ class PartialJSONParser:
         self._pieces.append(text[start:pos])
         if pos == end:  # the number may go on in the next fragment
             return pos
-        if self._number_state == "sign" and text[pos] == "I":
+        if self._number_state == "sign" and text[pos] == "I" and self.allow_inf_nan:
             self._start_literal("Infinity", float("-inf"))
         elif self._number_state not in _NUMBER_ENDS or (
             self._number_state == "zero" and "0" <= text[pos] <= "9"
         ):
             raise PartialJSONError("invalid number", self.position + pos)
         else:
-            self._scalar(_number_value("".join(self._pieces)))
+            value = _number_value("".join(self._pieces))
+            if value in _INFINITIES and not self.allow_inf_nan:
+                raise PartialJSONError("number out of range", self.position + pos)
+            self._scalar(value)
         return pos
 
     def _start_literal(self, word: str, value: Any) -> None:
@@ -459,6 +478,11 @@ class PartialJSONParser:
         if not self._word:
             self._scalar(self._word_value)
         return pos + len(got)
+
+
+# What float() makes of a number too large for a float (`1e400`): jiter's value
+# for it; with `allow_inf_nan=False`, "number out of range" instead.
+_INFINITIES = (float("inf"), float("-inf"))
 
 
 def _number_value(raw: str) -> int | float:

@@ -1061,3 +1061,23 @@ def test_nbval_reports_a_failing_check_under_its_own_name_not_its_cell_number(co
     )
     assert "should complete the lines ['data: {}']" in run.stdout
     assert "Cell 5" not in run.stdout and "Cell 6" not in run.stdout
+
+
+def test_a_failing_check_piped_to_a_file_reports_no_colour_codes(course):
+    # nbval colours its report unless told `--color=no`, and the kernel's traceback
+    # comes coloured by IPython: the repository's conftest.py removes both when the
+    # output is not a terminal (here: captured).
+    _, exercises = course
+    for conftest in (ROOT / "conftest.py", EXERCISES_DIR / "conftest.py"):
+        target = exercises.parent / conftest.relative_to(ROOT)
+        target.write_bytes(conftest.read_bytes())
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--nbval-lax", "exercises/01_line_splitter.ipynb"],
+        cwd=exercises.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "NotImplementedError: your code here" in run.stdout  # the unfilled exercise fails
+    assert "\x1b" not in run.stdout + run.stderr

@@ -6,13 +6,23 @@ keeps the body open; a stall or a cut becomes our typed error, with the
 message so far and where it happened, never a raw httpx exception.
 """
 
+import contextlib
+import http.server
 import socket
+import threading
 
 import anthropic._constants
 import httpx
 import pytest
 
-from streaming_lib import IncompleteStreamError, StreamError, StreamTimeoutError, accumulate
+from streaming_lib import (
+    APIStreamError,
+    IncompleteStreamError,
+    StreamError,
+    StreamTimeoutError,
+    accumulate,
+)
+from streaming_lib.errors import NotAnEventStreamError
 from streaming_lib.lab.network import (
     DEFAULT_TIMEOUT,
     body_chunks,
@@ -329,3 +339,70 @@ def test_an_http_error_read_through_body_chunks_is_the_status_error_with_its_bod
     assert (
         caught.value.response.status_code == 400 and caught.value.response.json()["type"] == "error"
     )
+
+
+# -- a 200 whose content type is not text/event-stream -----------------------------
+
+GATEWAY_ERROR = b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+GATEWAY_PAGE = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
+
+
+@contextlib.contextmanager
+def answering(body, content_type):
+    """A server on 127.0.0.1 that answers every POST with HTTP 200, `body` and `content_type`."""
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 (the name http.server calls)
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            self.send_response(200)
+            self.send_header("content-type", content_type)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):  # quiet
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "expected"),
+    [
+        (GATEWAY_ERROR, "application/json", APIStreamError),
+        (GATEWAY_PAGE, "text/html; charset=utf-8", NotAnEventStreamError),
+        (b"", "text/plain", NotAnEventStreamError),
+    ],
+    ids=["json-error", "html", "empty-text"],
+)
+def test_a_success_that_is_not_an_event_stream_fails_from_its_content_type_before_parsing(
+    body, content_type, expected
+):
+    with answering(body, content_type) as url:
+        with open_stream(url) as response, pytest.raises(expected) as caught:
+            next(body_chunks(response))  # before any chunk is handed on
+        timed = timed_stream(url)
+    assert type(timed.error) is expected and timed.message is None and timed.event_types == []
+    error = caught.value
+    if expected is APIStreamError:
+        assert (error.error_type, error.error_message, error.retryable) == (
+            "overloaded_error",
+            "Overloaded",
+            True,
+        )
+    else:
+        assert error.content_type == content_type and error.first_bytes == body
+        assert content_type in str(error)
+
+
+def test_an_event_stream_content_type_with_parameters_is_read_as_a_stream():
+    with answering(FIXTURE, "Text/Event-Stream ; charset=utf-8") as url:
+        assert timed_stream(url).message == MESSAGE

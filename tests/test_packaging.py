@@ -6,6 +6,7 @@ import importlib.util
 import json
 import pkgutil
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -155,3 +156,68 @@ def test_every_library_module_has_docstring_examples_and_they_all_pass(name):
     results = doctest.testmod(importlib.import_module(name))
     assert results.attempted > 0, f"{name} has no docstring example to run"
     assert results.failed == 0
+
+
+# -- what a new user trips on ------------------------------------------------------------------
+
+
+def test_make_lab_takes_a_port_and_no_browser_as_the_readme_and_the_makefile_header_say():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    header = makefile.split("\n\n", 1)[0]
+    assert "make lab PORT=8890 BROWSER=no" in readme and "make lab PORT=8890 BROWSER=no" in header
+    for target in ("lab", "lab-zh"):
+        run = subprocess.run(
+            ["make", "-n", target, "PORT=8890", "BROWSER=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert "--ServerApp.port=8890 --ServerApp.open_browser=False" in run.stdout, run.stdout
+        plain = subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True)
+        assert "--ServerApp.port" not in plain.stdout and "open_browser" not in plain.stdout
+    lab = load_course().lab_command("python", port=8890, browser=False)
+    assert "--ServerApp.port=8890" in lab and "--ServerApp.open_browser=False" in lab
+
+
+def test_make_stops_with_one_sentence_before_pip_when_python_is_older_than_3_11(tmp_path):
+    old = tmp_path / "python3.9"
+    old.write_text('#!/bin/sh\n[ "$1" = "-V" ] && echo "Python 3.9.18" && exit 0\nexit 1\n')
+    old.chmod(0o755)
+    venv = tmp_path / "venv"
+    run = subprocess.run(
+        ["make", f"{venv}/bin/.installed", f"PYTHON={old}", f"VENV={venv}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode != 0 and not venv.exists()
+    said = [line for line in run.stdout.splitlines() if "3.11" in line]
+    assert said == [
+        f"The course needs Python 3.11 or newer, and {old} is Python 3.9.18: "
+        "run make PYTHON=python3.12 (or another 3.11+)."
+    ]
+    assert run.stdout.splitlines() == said  # before the set-up begins (and pip with it)
+
+
+def test_the_script_without_make_stops_with_one_sentence_on_an_old_python():
+    course = load_course()
+    assert course.python_too_old((3, 10, 4)) == (
+        "The course needs Python 3.11 or newer, and this is Python 3.10.4: "
+        "run this script with a newer python."
+    )
+    assert course.python_too_old((3, 11, 0)) is None
+    assert course.OLDEST_PYTHON == (3, 11)
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'requires-python = ">=3.11"' in pyproject
+
+
+def test_the_readme_shows_the_test_commands_exactly_as_the_makefile_runs_them():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    for line in recipe:
+        shown = line.strip().replace("$(BIN)/", ".venv/bin/")
+        assert re.search(rf"^{re.escape(shown)}$", readme, re.M), shown
+    assert "--nbval-sanitize-with notebooks/sanitize.cfg" in readme

@@ -504,3 +504,42 @@ def test_nesting_100000_deep_works_without_a_depth_limit_and_never_recurses():
 def test_the_docstring_examples_run():
     results = doctest.testmod(partial_json)
     assert results.attempted > 0 and results.failed == 0
+
+
+# -- allow_inf_nan=False: only values JSON has, as a tool's input at its stop ---------
+
+
+def strict_json_says(text: str, trailing: bool) -> tuple[str, str]:
+    parser = PartialJSONParser(allow_inf_nan=False, track_changes=False)
+    try:
+        parser.feed(text)
+        return "value", repr(parser.snapshot(trailing))
+    except PartialJSONError as error:
+        return "error", f"{error.message} at {jiter_position(text, error.offset)}"
+
+
+@pytest.mark.parametrize(
+    "text", ["NaN", "[1, Na", "[-Infinity]", "[-In", '{"a": Infinity}', "[1.5e3, -0]", "1e-400"]
+)
+def test_without_inf_nan_the_literals_fail_as_jiter_fails_them(text):
+    for mode in (False, True):
+        try:
+            jiter_value = (
+                "value",
+                repr(jiter.from_json(text.encode(), partial_mode=MODES[mode], allow_inf_nan=False)),
+            )
+        except ValueError as error:
+            jiter_value = ("error", str(error))
+        assert strict_json_says(text, mode) == jiter_value
+
+
+@pytest.mark.parametrize("text", ["[1e400]", '{"n": -1e400}', "[1e40", "1" * 400 + ".0"])
+def test_without_inf_nan_a_number_too_large_for_a_float_is_out_of_range_where_jiter_gives_inf(text):
+    # jiter gives inf even with allow_inf_nan=False; a value JSON cannot hold.
+    for mode in (False, True):
+        if text == "[1e40":  # not out of range yet: 1e40, and more digits only add to it
+            assert strict_json_says(text, mode) == ("value", "[1e+40]")
+            assert strict_json_says(text + "0", mode)[0] == "error"
+            continue
+        said, why = strict_json_says(text, mode)
+        assert said == "error" and why.startswith("number out of range"), why

@@ -357,3 +357,43 @@ def test_a_reader_that_stops_early_ends_the_command_quietly():
     _, errors = child.communicate(timeout=60)
     assert child.returncode == 141
     assert b"Traceback" not in errors and b"BrokenPipeError" not in errors
+
+
+# -- a body that is not an event stream, shown plainly ---------------------------------
+
+JSON_ERROR_BODY = (
+    b'{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}'
+)
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+def test_a_json_error_body_is_shown_as_the_servers_error_not_as_a_cut_stream(tmp_path, size):
+    path = tmp_path / "error_body.sse"
+    path.write_bytes(JSON_ERROR_BODY)
+    status, out = trace_lines(path, chunk_size=size)
+    assert status == 1
+    assert (
+        "APIStreamError: the body is a JSON error object, not an event stream: "
+        "invalid_request_error: prompt is too long"
+    ) in out
+    assert (
+        "(no event: the server answered with a JSON error object, not worth retrying as it is)"
+        in out
+    )
+    assert not any("message_stop" in line or line.startswith("partial message") for line in out)
+
+
+def test_an_html_page_is_shown_as_not_an_event_stream_and_the_sdks_bare_assertion_is_explained(
+    tmp_path,
+):
+    path = tmp_path / "page.sse"
+    path.write_bytes(b"<html><body>502 Bad Gateway</body></html>\n")
+    status, out = trace_lines(path, sdk=True)
+    assert status == 1
+    assert out[-3].startswith(
+        "NotAnEventStreamError: the body is not an event stream; it begins '<html>"
+    )
+    assert out[-1] == (
+        "the SDK, on the same bytes, raises AssertionError (an assert inside the SDK with no "
+        "message: no message_start arrived, so it has no message to return)"
+    )

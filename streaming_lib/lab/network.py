@@ -48,9 +48,9 @@ import httpx
 
 from ..accumulator import MessageAccumulator
 from ..errors import IncompleteStreamError, StreamError, StreamTimeoutError
-from ..events import decode_event
+from ..events import BODY_HEAD_BYTES, body_error, decode_event
 from ..fast import iter_sse
-from .api import API_VERSION, DEFAULT_MODEL
+from .api import API_VERSION, DEFAULT_MODEL, SSE_CONTENT_TYPE
 
 # A request body the replay server accepts (it ignores everything but "stream").
 DEFAULT_BODY = {
@@ -143,7 +143,9 @@ def body_chunks(response: httpx.Response, *, raw: bool = False) -> Iterator[byte
     `__cause__`. `accumulate` adds `.partial`, `.events` and `.event_number`.
     A response that is an HTTP error (status 400 and up: no stream at all) raises
     `httpx.HTTPStatusError` before any chunk, its body read (`.response.json()`),
-    as `timed_stream` does: it is no stream cut short.
+    as `timed_stream` does: it is no stream cut short. A success whose
+    `content-type` is not `text/event-stream` (a gateway's JSON error or HTML
+    page sent with 200) raises before any chunk too: `not_an_event_stream`.
 
         with open_stream(server.url, params={"drop_at": 900}) as response:
             # IncompleteStreamError, .partial: the text so far
@@ -152,6 +154,8 @@ def body_chunks(response: httpx.Response, *, raw: bool = False) -> Iterator[byte
     if response.status_code >= 400:
         response.read()
         response.raise_for_status()
+    if (refused := not_an_event_stream(response)) is not None:
+        raise refused
     offset = 0  # bytes handed on so far: where a failure happened
     try:
         for chunk in response.iter_raw() if raw else response.iter_bytes():
@@ -159,6 +163,32 @@ def body_chunks(response: httpx.Response, *, raw: bool = False) -> Iterator[byte
             yield chunk
     except DROPPED + STALLED as error:
         raise transport_error(error, offset) from error
+
+
+def not_an_event_stream(response: httpx.Response) -> StreamError | None:
+    """The error of a response whose `content-type` header names something other
+    than an event stream (`text/event-stream`, WHATWG HTML 9.2), judged from the
+    headers before any parsing; None when it is one, or when the header is
+    absent (then the bytes alone decide: `accumulate`'s end-of-body check).
+
+    Reads the start of the body (at most `BODY_HEAD_BYTES`) and returns
+    `events.body_error` of it: an `APIStreamError` with the server's error type
+    and message for a JSON error object, else a `NotAnEventStreamError` naming
+    the content type and keeping the first bytes.
+    """
+    content_type = response.headers.get("content-type")
+    wanted = SSE_CONTENT_TYPE.partition(";")[0]
+    if content_type is None or content_type.partition(";")[0].strip().lower() == wanted:
+        return None
+    first = bytearray()
+    try:
+        for chunk in response.iter_bytes():
+            first += chunk[: BODY_HEAD_BYTES - len(first)]
+            if len(first) >= BODY_HEAD_BYTES:
+                break
+    except DROPPED + STALLED:
+        pass  # what arrived is enough to say what it was
+    return body_error(bytes(first), content_type=content_type)
 
 
 def until_dropped(
@@ -308,6 +338,8 @@ def timed_stream(
             timed.headers_time = time.monotonic() - start
             timed.status_code, timed.headers = response.status_code, dict(response.headers)
             response.raise_for_status()  # an HTTP error (a 400, a 529) is not a stream at all
+            if (error := not_an_event_stream(response)) is not None:
+                raise error  # a 200 that is no event stream: a JSON error, an HTML page
             # iter_sse pulls one chunk at a time and yields each event as soon as
             # a chunk completes it: the last chunk time is that event's arrival.
             for sse in iter_sse(wire(response)):

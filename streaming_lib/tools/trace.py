@@ -32,15 +32,22 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from ..accumulator import MessageAccumulator
-from ..errors import StreamError
-from ..events import decode_event
+from ..accumulator import MessageAccumulator, end_of_body
+from ..errors import APIStreamError, NotAnEventStreamError, StreamError
+from ..events import BODY_HEAD_BYTES, decode_event
 from ..lines import LineDecoder
 from ..partial_json import AppendString, Change, SetValue
 from ..sse import SSEDecoder
 from .block_progress import BlockProgress, Progress
 from .i18n import TRACE, words
 
+# What the SDK's bare `AssertionError` on such a body means: its stream never
+# saw a `message_start`, so `get_final_message()` fails an internal assert
+# (anthropic/lib/streaming/_messages.py) that carries no text.
+SDK_ASSERTION_MEANS = (
+    "(an assert inside the SDK with no message: no message_start arrived, "
+    "so it has no message to return)"
+)
 COLUMNS = (4, 20, 5, 37)  # widths of: number, event, [index], delta (the state follows)
 STATE_COLUMNS = 100  # the state column is cut (with "…") past this many terminal columns
 ROW_COLUMNS = sum(size + 1 for size in COLUMNS) + STATE_COLUMNS
@@ -245,16 +252,43 @@ def trace(
                 state = cut(describe_state(acc, event, progress), STATE_COLUMNS)
                 cells = "".join(cell(text, w) for text, w in zip(row, COLUMNS, strict=True))
                 out((cells + state).rstrip())
+        end_of_body(acc, raw[:BODY_HEAD_BYTES])  # no event at all: was it an event stream?
         acc.final_message()
     except StreamError as error:
         acc.fill_partial(error)
         out("")
         out(f"{type(error).__name__}: {error}")
+        if acc.event_number == 0 and isinstance(error, (NotAnEventStreamError, APIStreamError)):
+            out(not_a_stream(error))  # no event came: there is no partial message
+            raise
         out(
             "partial message: " + printable(json.dumps(error.partial, ensure_ascii=False, indent=2))
         )
         raise
     return acc
+
+
+def not_a_stream(error: StreamError) -> str:
+    """The line under the error of a body that held no event, so that nobody reads it
+    as a dropped connection: what the server sent instead, and whether to retry."""
+    if isinstance(error, APIStreamError):
+        verdict = "worth retrying" if error.retryable else "not worth retrying as it is"
+        return f"(no event: the server answered with a JSON error object, {verdict})"
+    return "(no event: the server answered with something other than an event stream)"
+
+
+def sdk_raises(error: dict[str, str]) -> str:
+    """What the SDK raised, in words: "raises ValueError: ..."; an exception with no
+    text (the SDK's bare `AssertionError`) is followed by what it means.
+
+    >>> sdk_raises({"class": "AssertionError", "message": ""})[:40]
+    'raises AssertionError (an assert inside '
+    """
+    if error["message"]:
+        return f"raises {error['class']}: {error['message']}"
+    if error["class"] == "AssertionError":
+        return f"raises AssertionError {SDK_ASSERTION_MEANS}"
+    return f"raises {error['class']} (with no message)"
 
 
 def run(
@@ -281,7 +315,7 @@ def run(
 
             verdict = sdk_verdict(raw)
             if "error" in verdict:
-                said = "raises {class}: {message}".format(**verdict["error"])
+                said = sdk_raises(verdict["error"])
             else:
                 said = (
                     "returns a message with stop_reason "
@@ -305,7 +339,7 @@ def run(
 
     verdict = sdk_verdict(raw)
     if "error" in verdict:  # we finished the message where the SDK did not
-        out("✘ the SDK, on the same bytes, raises {class}: {message}".format(**verdict["error"]))
+        out(f"✘ the SDK, on the same bytes, {sdk_raises(verdict['error'])}")
         return 1
     ours, theirs = acc.final_message(), verdict["message"]
     for block in theirs["content"]:
