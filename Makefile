@@ -2,7 +2,8 @@
 #   make lab    set up .venv on first use, then open the course in JupyterLab
 #   make test   set up .venv on first use, then run every test and notebook check
 # and, while doing the exercises:
-#   make progress   run every exercise's checks; one row per exercise, how far you are
+#   make progress   run every exercise's checks; one row per exercise, how far you are;
+#                   then how many fixtures your own client (my_client/) gets as the SDK does
 # and the Chinese edition (中文版, README.zh-CN.md):
 #   make lab-zh       open the course at notebooks/zh/00_start_here.ipynb
 #   make progress-zh  the Chinese exercises' checks (exercises/zh), the table in Chinese
@@ -53,6 +54,8 @@ lock: $(BIN)/.installed
 
 progress: $(BIN)/.installed
 	$(BIN)/python -m streaming_lib progress
+	@echo
+	$(BIN)/python -m streaming_lib my-client --summary
 
 progress-zh: $(BIN)/.installed
 	$(BIN)/python -m streaming_lib progress --lang zh
