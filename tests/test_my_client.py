@@ -154,3 +154,12 @@ def test_a_wrong_usage_rule_is_named_as_the_first_difference_from_the_sdk(tmp_pa
 def test_the_summary_is_the_last_line_alone_and_never_fails_make_progress(tmp_path, capsys):
     status, out = run_command(capsys, "--dir", str(tmp_path / "my_client"), "--summary")
     assert status == 0 and out.startswith("0 of ") and "fixture " not in out
+
+
+def test_a_later_lessons_stage_given_from_the_courses_answers_stands_in_for_its_stub(
+    tmp_path, capsys
+):
+    where = copy_of(REFERENCE, tmp_path / "my_client", ["lines", "sse", "accumulator"])
+    assert chain.run(where, given=["tool_input"]) == 0  # lesson 03: tool_input is lesson 04's
+    assert "tool_input: the course's answer here" in capsys.readouterr().out
+    assert chain.run(where) == 1  # without it, the stub of tool_input fails the tool fixtures

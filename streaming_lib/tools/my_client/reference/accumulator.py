@@ -30,8 +30,9 @@ def on_content_block_delta(acc, event):
     block = open_block(acc, index)
     if delta["type"] == "input_json_delta":
         acc.json_parts[index].append(delta["partial_json"])  # not JSON yet: keep the text
-    elif delta["type"] in DELTA_RULES:
-        DELTA_RULES[delta["type"]](block, delta)  # other delta types: skipped
+    elif delta["type"] in DELTA_RULES:  # other delta types: skipped
+        rule = DELTA_RULES[delta["type"]]  # text, citation, thinking, signature
+        rule(block, delta)
 
 
 def on_content_block_stop(acc, event):
