@@ -4,7 +4,8 @@
 # On a remote machine, choose the port and open no browser (lab-zh takes them too):
 #   make lab PORT=8890 BROWSER=no
 # and, while doing the exercises:
-#   make progress   run every exercise's checks; one row per exercise, how far you are
+#   make progress   run every exercise's checks; one row per exercise, how far you are;
+#                   then how many fixtures your own client (my_client/) gets as the SDK does
 # and the Chinese edition (中文版, README.zh-CN.md):
 #   make lab-zh       open the course at notebooks/zh/00_start_here.ipynb
 #   make progress-zh  the Chinese exercises' checks (exercises/zh), the table in Chinese
@@ -64,6 +65,8 @@ lock: $(BIN)/.installed
 
 progress: $(BIN)/.installed
 	$(BIN)/python -m streaming_lib progress
+	@echo
+	$(BIN)/python -m streaming_lib my-client --summary
 
 progress-zh: $(BIN)/.installed
 	$(BIN)/python -m streaming_lib progress --lang zh

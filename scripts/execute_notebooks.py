@@ -19,9 +19,12 @@ static HTML), execution counts 1..n.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -34,13 +37,20 @@ TIMEOUT = 120  # seconds per cell; every cell should take a few seconds at most
 
 
 def kernel_environment() -> None:
-    """Make `streaming_lib` importable in the kernel, and hashing deterministic.
+    """Make `streaming_lib` importable in the kernel, hashing deterministic, and the
+    learner's own client (my_client/) a fresh folder of stubs.
 
     With `make`, streaming_lib is pip-installed (editable). In a bare checkout
     a kernel started in notebooks/ would not find it, so the repo root goes on
     its PYTHONPATH (the kernel inherits this process's environment).
     """
     os.environ["PYTHONHASHSEED"] = "0"
+    # The lessons' `%%my_client` cells and `stage(...)` lines use a fresh folder of stubs,
+    # never the author's own my_client/: the outputs are those of a learner starting out.
+    if not os.environ.get("STREAMING_COURSE_MY_CLIENT"):
+        folder = Path(tempfile.mkdtemp(prefix="streaming-course-")) / "my_client"
+        os.environ["STREAMING_COURSE_MY_CLIENT"] = str(folder)
+        atexit.register(shutil.rmtree, folder.parent, True)
     probe = (
         "import importlib.util, sys; sys.exit(importlib.util.find_spec('streaming_lib') is None)"
     )

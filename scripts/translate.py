@@ -146,9 +146,15 @@ def apply_lines(source: str, lines: list[dict[str, str]]) -> tuple[str, list[str
     return "\n".join(rows), missing
 
 
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """A notebook as `build_one` and `check` read it: the file. (The tests read the committed
+    one instead, so that a learner's answers in a lesson never count as a change.)"""
+    return nbformat.read(path, as_version=4)
+
+
 def build_one(english: Path) -> tuple[nbformat.NotebookNode, list[Problem]]:
     """The Chinese notebook of `english` (outputs as in English), and its problems."""
-    notebook = nbformat.read(english, as_version=4)
+    notebook = read_notebook(english)
     target = edition_path(english)
     cells = load_translation(english)
     name = english.relative_to(ROOT).as_posix()
@@ -191,7 +197,7 @@ def check() -> list[Problem]:
         if not target.exists():
             problems.append(Problem(name, "-", "not built: run scripts/translate.py build"))
             continue
-        written = nbformat.read(target, as_version=4)
+        written = read_notebook(target)
         for old, new in zip(written.cells, built.cells, strict=False):
             if (old.id, old.source) != (new.id, new.source):
                 problems.append(Problem(name, new.id, "differs from its build: run build"))

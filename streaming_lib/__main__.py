@@ -13,6 +13,10 @@ progress [NN ...] [--dir DIR] [--lang zh]
                                         (tools/progress.py); --lang zh: exercises/zh/, in Chinese
 chat [--port P] [--fixture F] [--pace SECONDS] [--host H]
                                         the chat page and its relay, on 127.0.0.1 (chat/)
+my-client [--dir DIR] [--reference] [--summary]
+                                        your own client (my_client/) chained on every
+                                        fixture at chunk sizes 1, 7 and whole, against the
+                                        SDK (tools/my_client/chain.py); exit 1 below all
 """
 
 from __future__ import annotations
@@ -152,7 +156,40 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="H",
         help="the address to listen on (default: 127.0.0.1)",
     )
+    add_my_client(commands)
     return parser
+
+
+def add_my_client(commands: argparse._SubParsersAction) -> None:
+    my_client = commands.add_parser(
+        "my-client", help="run your own client (my_client/) on every fixture, against the SDK"
+    )
+    my_client.add_argument(
+        "--dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="your client's folder (default: my_client/ at the repository's root)",
+    )
+    my_client.add_argument(
+        "--reference",
+        action="store_true",
+        help="run the course's reference answers through the same path instead",
+    )
+    my_client.add_argument(
+        "--summary",
+        action="store_true",
+        help="print only the line 'N of M fixtures match ...' (and what to write next); exit 0",
+    )
+
+
+def run_my_client(args: argparse.Namespace) -> int:
+    from .tools.my_client import ensure
+    from .tools.my_client.chain import run
+
+    where = None if args.reference else ensure(args.dir) if args.dir else None
+    status = run(where, reference=args.reference, summary_only=args.summary)
+    return 0 if args.summary else status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -213,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
             build_parser().error(str(error))
         print(table(results, lang))
         return 0
+    if args.command == "my-client":
+        return run_my_client(args)
     return 2
 
 

@@ -1,6 +1,7 @@
 """The course notebooks, as committed: executed in order, clean, and shaped like lessons.
 
-These tests read the .ipynb files and run nothing. `pytest --nbval notebooks`
+These tests read the .ipynb files as committed (`committed.py`: a learner's answers and
+runs never count) and run nothing. `pytest --nbval notebooks`
 (the second half of `make test`) re-runs every cell and compares the outputs;
 `python scripts/execute_notebooks.py` refreshes them.
 """
@@ -8,8 +9,8 @@ These tests read the .ipynb files and run nothing. `pytest --nbval notebooks`
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
+from committed import read as read_committed
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
@@ -37,7 +38,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def read(path):
-    return nbformat.read(path, as_version=4)
+    return read_committed(path)  # the course as committed, never a learner's run of it
 
 
 def code_cells(notebook):

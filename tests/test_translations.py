@@ -1,5 +1,6 @@
 """The Chinese edition is generated from the English one and kept in step with it.
 
+They judge the course as committed (`committed.py`), never a learner's copy of a lesson.
 `scripts/translate.py check` is the rule: every markdown cell has a translation, every
 translation was made from the English text there now (its hash), the code is the
 English code with only the prose lines the translation names, and the Chinese
@@ -14,6 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
+from committed import read as read_committed
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,6 +29,7 @@ def load_translate():
 
 
 translate = load_translate()
+translate.read_notebook = read_committed  # the committed notebooks, not the learner's copies
 ENGLISH = translate.english_notebooks()
 GLOSSARY = yaml.safe_load((ROOT / "i18n" / "glossary.yml").read_text(encoding="utf-8"))["terms"]
 
@@ -38,9 +41,9 @@ def test_every_chinese_notebook_is_the_build_of_a_current_translation():
 
 @pytest.mark.parametrize("english", ENGLISH, ids=[p.stem for p in ENGLISH])
 def test_the_fields_terms_stay_in_code_spans_in_chinese(english):
-    chinese = {c.id: c for c in nbformat.read(translate.edition_path(english), as_version=4).cells}
+    chinese = {c.id: c for c in read_committed(translate.edition_path(english)).cells}
     lost = []
-    for cell in nbformat.read(english, as_version=4).cells:
+    for cell in read_committed(english).cells:
         if cell.cell_type != "markdown" or cell.id not in chinese:
             continue
         for term in GLOSSARY:
@@ -51,7 +54,7 @@ def test_the_fields_terms_stay_in_code_spans_in_chinese(english):
 
 @pytest.mark.parametrize("english", ENGLISH, ids=[p.stem for p in ENGLISH])
 def test_chinese_prose_is_chinese(english):
-    for cell in nbformat.read(translate.edition_path(english), as_version=4).cells:
+    for cell in read_committed(translate.edition_path(english)).cells:
         if cell.cell_type == "markdown" and len(re.sub(r"`[^`]*`|\(.*?\)", "", cell.source)) > 40:
             assert re.search(r"[\u4e00-\u9fff]", cell.source), cell.id
 
@@ -134,7 +137,7 @@ ASKS_FOR_CHINESE = ', lang="zh")'  # a stepper asked for its Chinese labels
 
 @pytest.mark.parametrize("english", ENGLISH, ids=[p.stem for p in ENGLISH])
 def test_a_translated_code_cell_changes_only_its_prose(english):
-    sources = {cell.id: cell.source for cell in nbformat.read(english, as_version=4).cells}
+    sources = {cell.id: cell.source for cell in read_committed(english).cells}
     changed = []
     for cell_id, entry in translate.load_translation(english).items():
         if not entry.get("lines") or cell_id not in sources:

@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["check", "check_all", "passes"]
+__all__ = ["check", "check_all", "compare_guess", "passes"]
 
 _SHOWN = 120  # characters of a value shown in a message: enough to see what differs
 _CJK = re.compile(r"[\u4e00-\u9fff]")  # a label with Chinese in it gets Chinese messages
@@ -40,6 +40,9 @@ _WORDS = {
         "unanswered": " (not answered yet?)",
         "all": "All {count} checks pass.",
         "some": "{passed} of {count} checks pass.",
+        "no guess": "(no guess yet: write it in the cell above, then run this one again)",
+        "right": "✔ you guessed {guess!r}: right",
+        "wrong": "✘ you guessed {guess!r}; it is {answer!r}",
     },
     "zh": {
         "raised": "{what}：抛出了 {error}",
@@ -47,6 +50,9 @@ _WORDS = {
         "unanswered": "（还没有作答？）",
         "all": "全部 {count} 项检查通过。",
         "some": "{count} 项检查中通过了 {passed} 项。",
+        "no guess": "（还没有猜测：先在上一个单元格写下你的猜测，再运行这一格）",
+        "right": "✔ 你猜的是 {guess!r}：猜对了",
+        "wrong": "✘ 你猜的是 {guess!r}；答案是 {answer!r}",
     },
 }
 
@@ -105,3 +111,21 @@ def check_all(checks: list[tuple[str, Callable[[], Any], Any]]) -> None:
     passed = [passes(what, compute, expected) for what, compute, expected in checks]
     words = _words(*(what for what, _, _ in checks))
     print(words["all" if all(passed) else "some"].format(count=len(passed), passed=sum(passed)))
+
+
+def compare_guess(guess: Any, answer: Any, lang: str = "en") -> None:
+    """Print how the learner's prediction (`guess`, typed in the cell before; `...` while
+    not written) compares with `answer` (==). `lang`: "zh" for the Chinese edition.
+
+    >>> compare_guess(..., 1)
+    (no guess yet: write it in the cell above, then run this one again)
+    >>> compare_guess(1, 1)
+    ✔ you guessed 1: right
+    >>> compare_guess("a few", 1)
+    ✘ you guessed 'a few'; it is 1
+    """
+    words = _WORDS[lang]
+    if guess is Ellipsis:
+        print(words["no guess"])
+    else:
+        print(words["right" if guess == answer else "wrong"].format(guess=guess, answer=answer))

@@ -1,0 +1,158 @@
+"""`python -m streaming_lib my-client`: the learner's client against the SDK, on every fixture.
+
+The learner's stages (`my_client/`: lines, sse, accumulator, tool_input) run chained,
+bytes -> lines -> events -> message, on every fixture whose message the library itself
+gets the same as the SDK (`fixtures/NAME.sdk.json`), with the bytes in chunks of 1 and
+7 bytes and whole. Each final message is compared with the SDK's (`compare_messages`).
+
+    fixture          1 byte  7 bytes  whole  first difference
+    ---------------  ------  -------  -----  ----------------
+    cjk_emoji        ✔       ✔        ✔
+    fixture          ✘       ✘        ✘      message.usage.output_tokens: 59 here, 58 in the SDK's
+
+    24 of 25 fixtures match the SDK at every chunk size
+
+A stage still a stub fails every fixture: the table then names the first function
+still to write, instead of a traceback. `--reference` runs the course's reference
+answers (`reference/`) through the very same path. A lesson run before a later stage's
+own lesson (03 before 04's `tool_input`) passes that stage in `given`: the course's
+answer stands in for it, and the report says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ...accumulator import accumulate
+from ..fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
+from ..sdk import compare_messages
+from . import REFERENCE, events_of, lines_of, load, message_of
+
+CHUNK_SIZES: list[int | None] = [1, 7, None]  # None: the whole body as one chunk
+HEADERS = ["fixture", "1 byte", "7 bytes", "whole", "first difference"]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One fixture: ✔ or ✘ per chunk size, and the first difference found (or "")."""
+
+    fixture: str
+    matches: list[bool]
+    difference: str
+
+
+def sdk_message(name: str, directory: Path = FIXTURES_DIR) -> dict[str, Any] | None:
+    """The SDK's final message for fixture `name` (its .sdk.json), or None if it raised."""
+    verdict = json.loads((directory / f"{name}.sdk.json").read_text(encoding="utf-8"))
+    return verdict.get("message")
+
+
+def passed_by_the_library(directory: Path = FIXTURES_DIR) -> list[str]:
+    """The fixtures whose message the library gets exactly as the SDK does (sorted names)."""
+    names = []
+    for name in fixture_names(directory):
+        theirs = sdk_message(name, directory)
+        try:
+            ours = accumulate(read_fixture(name, directory))
+        except Exception:  # the library refuses it (a StreamError): not a test of the chain
+            continue
+        if theirs is not None and not compare_messages(ours, theirs):
+            names.append(name)
+    return names
+
+
+def client(modules: dict[str, ModuleType]) -> Callable[[list[bytes]], dict[str, Any]]:
+    """The chain of the learner's stages: chunks (bytes) -> the final message (dict)."""
+    lines = lines_of(modules["lines"])
+    events = events_of(modules["sse"])
+    message = message_of(modules["accumulator"], modules["tool_input"].tool_input)
+    return lambda chunks: message(events(lines(chunks)))
+
+
+def compare(run: Callable[[list[bytes]], dict[str, Any]], name: str) -> Row:
+    raw, theirs = read_fixture(name), sdk_message(name)
+    matches, difference = [], ""
+    for size in CHUNK_SIZES:
+        try:
+            found = compare_messages(run(chunked(raw, size) if size else [raw]), theirs)
+        except NotImplementedError as error:  # a stub: "write feed in my_client/lines.py ..."
+            found = [str(error)]
+        except Exception as error:  # the learner's bug: shown in the table, never raised
+            found = [f"raised {type(error).__name__}: {error}"]
+        matches.append(not found)
+        difference = difference or (found[0] if found else "")
+    return Row(name, matches, difference)
+
+
+STAGE_NAMES = ("lines", "sse", "accumulator", "tool_input")
+
+
+def rows(where: Path | None, given: Iterable[str] = ()) -> list[Row]:
+    """One row per fixture the library passes, for the stages in `where` (None: my_client/);
+    the stages named in `given` are the course's reference answers instead."""
+    given = set(given)
+    modules = {name: load(name, REFERENCE if name in given else where) for name in STAGE_NAMES}
+    run = client(modules)
+    return [compare(run, name) for name in passed_by_the_library()]
+
+
+def table(results: list[Row], width: int = 70) -> str:
+    """The report: one row per fixture, then `N of M fixtures match the SDK at every chunk size`."""
+    names = max([len(HEADERS[0]), *(len(row.fixture) for row in results)])
+    sizes = [len(header) for header in HEADERS[1:4]]
+    lines = [
+        "  ".join(
+            [
+                HEADERS[0].ljust(names),
+                *(h.ljust(s) for h, s in zip(HEADERS[1:4], sizes, strict=True)),
+                HEADERS[4],
+            ]
+        ),
+        "  ".join(["-" * names, *("-" * s for s in sizes), "-" * len(HEADERS[4])]),
+    ]
+    for row in results:
+        marks = ["✔" if match else "✘" for match in row.matches]
+        difference = (
+            row.difference if len(row.difference) <= width else row.difference[: width - 1] + "…"
+        )
+        cells = [
+            row.fixture.ljust(names),
+            *(m.ljust(s) for m, s in zip(marks, sizes, strict=True)),
+            difference,
+        ]
+        lines.append("  ".join(cells).rstrip())
+    lines += ["", summary(results)]
+    return "\n".join(lines)
+
+
+def summary(results: list[Row]) -> str:
+    """`N of M fixtures match the SDK at every chunk size`, and what to write next if not all do."""
+    done = sum(all(row.matches) for row in results)
+    line = f"{done} of {len(results)} fixtures match the SDK at every chunk size"
+    stubs = [row.difference for row in results if row.difference.startswith("write ")]
+    if stubs:
+        line += f"\nNext: {stubs[0]}."
+    return line
+
+
+def run(
+    where: Path | None = None,
+    *,
+    reference: bool = False,
+    summary_only: bool = False,
+    given: Iterable[str] = (),
+) -> int:
+    """Print the report for my_client/ (or `where`, or the reference answers); 0 if every
+    fixture matches, else 1. `given`: stages whose lesson comes later, taken from the
+    course's reference answers (one line says which)."""
+    given = sorted(set(given) & set(STAGE_NAMES))
+    results = rows(REFERENCE if reference else where, given)
+    for name in given:
+        print(f"{name}: the course's answer here (my_client/{name}.py comes in a later lesson)")
+    print(summary(results) if summary_only else table(results))
+    return 0 if all(all(row.matches) for row in results) else 1

@@ -1,0 +1,161 @@
+"""What the lessons give around the learner's code: the leaves of each stage.
+
+The learner's files in `my_client/` hold the heart of each stage (`feed` of the line
+decoder, `feed_line` of the SSE decoder, the accumulator's handlers, the tool input at the
+stop); this module holds what the lessons hand out around them, the same as the lessons'
+own cells: the decoders' state, the accumulator's order rule and dispatch, the delta rules.
+Nothing here decides anything the learner writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...errors import APIStreamError, EventOrderError, IncompleteStreamError, ToolInputJSONError
+from ...partial_json import PartialJSONError, parse_partial_json
+from ...tool_calls import CUT_OFF_STOP_REASONS
+
+# Blocks whose input comes as JSON text in `input_json_delta` fragments (lesson 03).
+TOOL_BLOCKS = {"tool_use", "server_tool_use", "mcp_tool_use"}
+
+
+def add_text(block: dict[str, Any], delta: dict[str, Any]) -> None:
+    block["text"] += delta["text"]
+
+
+def add_citation(block: dict[str, Any], delta: dict[str, Any]) -> None:
+    block["citations"] = (block.get("citations") or []) + [delta["citation"]]
+
+
+def add_thinking(block: dict[str, Any], delta: dict[str, Any]) -> None:
+    block["thinking"] += delta["thinking"]
+
+
+def set_signature(block: dict[str, Any], delta: dict[str, Any]) -> None:
+    block["signature"] = delta["signature"]  # it comes whole, once: set, never append
+
+
+# delta type -> rule(block, delta); a delta type not here is skipped (lesson 03).
+DELTA_RULES: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
+    "text_delta": add_text,
+    "citations_delta": add_citation,
+    "thinking_delta": add_thinking,
+    "signature_delta": set_signature,
+}
+
+
+class LineDecoder:
+    """Lesson 02's line decoder without its `feed`, which is the learner's: the state
+    (`pending` bytes of the unfinished line, `after_cr`) and `flush`."""
+
+    feed: Callable[[LineDecoder, bytes], list[str]]
+
+    def __init__(self) -> None:
+        self.pending = bytearray()  # the unfinished line's bytes (it grows in place)
+        self.after_cr = False  # the last chunk ended with CR: an LF next ends no line
+
+    def flush(self) -> list[str]:
+        """The stream ended: its last line if no line ending closed it (0 or 1 str)."""
+        lines = [self.pending.decode("utf-8", errors="replace")] if self.pending else []
+        self.pending = bytearray()
+        return lines
+
+
+class SSEDecoder:
+    """Lesson 01's buffers of the event being built (WHATWG HTML 9.2.6), as plain attributes."""
+
+    def __init__(self) -> None:
+        self.event_type = ""  # the event type buffer: "" dispatches as "message"
+        self.data_lines: list[str] = []  # the data buffer, one str per line, joined at dispatch
+        self.last_event_id: str | None = None  # kept from one event to the next
+        self.retry: int | None = None  # a retry value read within this event, in ms
+        self.reconnection_time: int | None = None  # the stream's: the last valid retry
+
+
+def open_block(acc: Accumulator, index: int) -> dict[str, Any]:
+    """Block `index` of the message, which must have started and not stopped."""
+    content = acc.message["content"]  # type: ignore[index]
+    if not 0 <= index < len(content):
+        raise EventOrderError(f"an event for block {index}, which never started")
+    if index in acc.stopped:
+        raise EventOrderError(f"an event for block {index}, which already stopped")
+    return content[index]
+
+
+Handler = Callable[["Accumulator", dict[str, Any]], None]
+
+
+class Accumulator:
+    """Lesson 03's accumulator: its state, the order rule and the dispatch by event type.
+    `handlers` (event type -> handler) are the learner's; `make_input(fragments, index)`
+    makes a tool block's input at its stop (lesson 04), through `tool_input`."""
+
+    def __init__(self, handlers: dict[str, Handler], make_input: Callable[..., Any]) -> None:
+        self.handlers = {"ping": _on_ping, "message_stop": _on_message_stop, "error": _on_error}
+        self.handlers.update(handlers)
+        self.make_input = make_input
+        self.message: dict[str, Any] | None = None  # None before message_start
+        self.json_parts: dict[int, list[str]] = {}  # block index -> its input's fragments
+        self.stopped: set[int] = set()  # the blocks whose content_block_stop arrived
+        self.complete = False  # message_stop arrived
+        # Tool inputs that were not JSON at their stop: judged at the end, when the stop
+        # reason says whether the output was cut off (then the best partial input stands).
+        self.input_errors: dict[int, ToolInputJSONError] = {}
+
+    def tool_input(self, fragments: list[str], index: int) -> Any:
+        """Block `index`'s input at its stop, made by `make_input`; when that raises
+        ToolInputJSONError, the best partial input, the error kept for `final_message`."""
+        try:
+            return self.make_input(fragments, index)
+        except ToolInputJSONError as error:
+            self.input_errors[index] = error
+            return self._best_input(index)
+
+    def _best_input(self, index: int) -> Any:
+        try:  # display only: what a preview shows of JSON that never finished
+            value = parse_partial_json("".join(self.json_parts[index]))
+        except PartialJSONError:
+            return self.message["content"][index].get("input", {})  # type: ignore[index]
+        return {} if value is None else value
+
+    def feed(self, event: dict[str, Any]) -> None:
+        kind = event["type"]
+        handler = self.handlers.get(kind)
+        if handler is None or kind in ("ping", "error"):
+            pass  # unknown (skipped below), or allowed at any time
+        elif self.message is None and kind != "message_start":
+            raise EventOrderError(f"{kind} before message_start")
+        elif self.complete:
+            raise EventOrderError(f"{kind} after message_stop")
+        if handler is not None:
+            handler(self, event)
+
+    def final_message(self) -> dict[str, Any]:
+        """The message; a tool block that never stopped holds its best partial input.
+        Raises IncompleteStreamError before message_stop, and a tool input's
+        ToolInputJSONError unless the stop reason says the output was cut off."""
+        if not self.complete or self.message is None:
+            raise IncompleteStreamError("the stream ended without message_stop")
+        if self.input_errors and self.message.get("stop_reason") not in CUT_OFF_STOP_REASONS:
+            raise self.input_errors[min(self.input_errors)]
+        for index in set(self.json_parts) - self.stopped:
+            self.message["content"][index]["input"] = self._best_input(index)
+        return self.message
+
+
+def _on_ping(acc: Accumulator, event: dict[str, Any]) -> None:
+    pass  # keeps an idle connection open; carries nothing
+
+
+def _on_message_stop(acc: Accumulator, event: dict[str, Any]) -> None:
+    acc.complete = True
+
+
+def _on_error(acc: Accumulator, event: dict[str, Any]) -> None:
+    error = event.get("error") or {}
+    raise APIStreamError(
+        f"{error.get('type')}: {error.get('message')}",
+        error_type=error.get("type"),
+        error_message=error.get("message", ""),
+    )

@@ -1,0 +1,165 @@
+"""The learner's own client: my_client/ made from stubs, never overwritten, its stages used
+when they pass their checks, and the whole chain judged against the SDK on every fixture.
+
+Every test here works in a folder of its own (tmp_path); none reads or writes the
+learner's my_client/ (the root conftest.py also points STREAMING_COURSE_MY_CLIENT away).
+"""
+
+import re
+import shutil
+
+import pytest
+
+from streaming_lib.__main__ import main
+from streaming_lib.tools import my_client
+from streaming_lib.tools.my_client import REFERENCE, STAGES, STUBS, chain
+
+FILES = sorted(path.name for path in STUBS.glob("*.py"))
+
+
+def copy_of(source, target, names):
+    """`target` made from stubs, with the files `names` taken from `source`."""
+    my_client.ensure(target)
+    for name in names:
+        shutil.copy(source / f"{name}.py", target / f"{name}.py")
+    return target
+
+
+def test_a_stub_and_a_reference_answer_exist_for_every_stage_and_nothing_else():
+    assert sorted(f"{name}.py" for name in STAGES) == FILES
+    assert sorted(path.name for path in REFERENCE.glob("*.py")) == FILES
+
+
+def test_ensure_makes_each_missing_file_from_its_stub_and_never_writes_over_one(tmp_path):
+    where = tmp_path / "my_client"
+    my_client.ensure(where)
+    assert sorted(path.name for path in where.glob("*.py")) == ["__init__.py", *FILES]
+    (where / "lines.py").write_text("# my answer\n", encoding="utf-8")
+    (where / "sse.py").unlink()
+    my_client.ensure(where)
+    assert (where / "lines.py").read_text(encoding="utf-8") == "# my answer\n"
+    assert (where / "sse.py").read_text(encoding="utf-8") == (STUBS / "sse.py").read_text()
+
+
+def test_the_folder_is_the_one_the_environment_names(tmp_path, monkeypatch):
+    monkeypatch.setenv(my_client.ENVIRONMENT, str(tmp_path / "elsewhere"))
+    assert my_client.folder() == tmp_path / "elsewhere"
+
+
+@pytest.mark.parametrize("name", STAGES)
+def test_every_check_of_a_stage_fails_on_its_stub_and_all_pass_on_the_reference(name, tmp_path):
+    spec = STAGES[name]
+    stub = spec.build(my_client.load(name, my_client.ensure(tmp_path)))
+    for check in spec.checks(stub):
+        assert my_client.first_failure([check]) is not None, check[0]
+    assert my_client.first_failure(spec.checks(spec.build(my_client.load(name, REFERENCE)))) is None
+
+
+@pytest.mark.parametrize("name", STAGES)
+def test_a_stub_raises_not_implemented_naming_its_function_and_its_file(name):
+    text = (STUBS / f"{name}.py").read_text(encoding="utf-8")
+    named = re.findall(
+        rf'raise NotImplementedError\(\s*"write (\w+) in my_client/{name}.py \(lesson 0\d\)"', text
+    )
+    assert named and named == re.findall(r"^def (\w+)", text, re.M)
+
+
+def test_stage_uses_the_learners_file_when_it_passes_and_the_librarys_otherwise(tmp_path, capsys):
+    where = copy_of(REFERENCE, tmp_path / "my_client", ["lines"])
+    assert my_client.stage("lines", where).mine
+    assert capsys.readouterr().out == "lines: yours, my_client/lines.py (its 7 checks pass)\n"
+    sse = my_client.stage("sse", where)
+    assert not sse.mine and sse.run(["data: a", ""])[0].data == "a"  # the library's works
+    assert capsys.readouterr().out == (
+        "sse: the library's, for now: write feed_line in my_client/sse.py (lesson 01)\n"
+    )
+
+
+def test_a_feed_that_resets_its_cr_flag_on_an_empty_chunk_is_not_used(tmp_path, capsys):
+    where = copy_of(REFERENCE, tmp_path / "my_client", ["lines"])
+    text = (where / "lines.py").read_text(encoding="utf-8")
+    wrong = text.replace(
+        "    if chunk:  # an empty chunk changes nothing, not even after_cr\n        self.after_cr",
+        "    if True:\n        self.after_cr",
+    )
+    assert wrong != text
+    (where / "lines.py").write_text(wrong, encoding="utf-8")
+    assert not my_client.stage("lines", where).mine
+    assert "fails 'an empty chunk changes nothing'" in capsys.readouterr().out
+
+
+def test_a_cell_is_saved_as_its_file_unless_it_has_more_functions_still_to_write(tmp_path):
+    where = my_client.ensure(tmp_path / "my_client")
+    answer = (REFERENCE / "lines.py").read_text(encoding="utf-8")
+    said, code = my_client.save_cell("lines.py", answer, where)
+    assert said == "my_client/lines.py saved" and code == answer
+    assert (where / "lines.py").read_text(encoding="utf-8") == answer
+    stub = (STUBS / "lines.py").read_text(encoding="utf-8")
+    said, code = my_client.save_cell("lines.py", stub, where)  # the lesson run again, unfilled
+    assert said.startswith("my_client/lines.py kept") and code == answer
+    assert (where / "lines.py").read_text(encoding="utf-8") == answer
+    with pytest.raises(ValueError):
+        my_client.save_cell("../outside.py", answer, where)
+
+
+def test_the_library_passes_most_fixtures_and_those_are_the_ones_the_chain_runs():
+    passed = chain.passed_by_the_library()
+    assert len(passed) >= 20 and "fixture" in passed and "truncated" not in passed
+
+
+def run_command(capsys, *arguments):
+    status = main(["my-client", *arguments])
+    return status, capsys.readouterr().out
+
+
+def test_with_the_stubs_no_fixture_matches_and_the_first_function_to_write_is_named(
+    tmp_path, capsys
+):
+    status, out = run_command(capsys, "--dir", str(tmp_path / "my_client"))
+    total = len(chain.passed_by_the_library())
+    assert status == 1
+    assert f"\n0 of {total} fixtures match the SDK at every chunk size\n" in out
+    assert out.endswith("Next: write feed in my_client/lines.py (lesson 02).\n")
+    assert "Traceback" not in out
+
+
+def test_half_done_the_next_function_to_write_is_the_first_stub_on_the_way(tmp_path, capsys):
+    where = copy_of(REFERENCE, tmp_path / "my_client", ["lines", "sse"])
+    status, out = run_command(capsys, "--dir", str(where))
+    assert status == 1
+    assert out.endswith("Next: write on_message_start in my_client/accumulator.py (lesson 03).\n")
+
+
+def test_the_reference_answers_match_the_sdk_on_every_fixture_at_every_chunk_size(capsys):
+    status, out = run_command(capsys, "--reference")
+    total = len(chain.passed_by_the_library())
+    assert status == 0
+    assert out.endswith(f"\n{total} of {total} fixtures match the SDK at every chunk size\n")
+    assert "✘" not in out
+
+
+def test_a_wrong_usage_rule_is_named_as_the_first_difference_from_the_sdk(tmp_path, capsys):
+    where = copy_of(REFERENCE, tmp_path / "my_client", STAGES)
+    text = (where / "accumulator.py").read_text(encoding="utf-8")
+    added = "for key, value in totals.items():\n        usage[key] = usage.get(key, 0) + value"
+    text = text.replace(
+        'acc.message["usage"].update(totals)', f'usage = acc.message["usage"]\n    {added}'
+    )
+    (where / "accumulator.py").write_text(text, encoding="utf-8")
+    status, out = run_command(capsys, "--dir", str(where))
+    row = next(line for line in out.splitlines() if line.startswith("text_only "))
+    assert status == 1 and "✘" in row and "message.usage." in row  # added, not overwritten
+
+
+def test_the_summary_is_the_last_line_alone_and_never_fails_make_progress(tmp_path, capsys):
+    status, out = run_command(capsys, "--dir", str(tmp_path / "my_client"), "--summary")
+    assert status == 0 and out.startswith("0 of ") and "fixture " not in out
+
+
+def test_a_later_lessons_stage_given_from_the_courses_answers_stands_in_for_its_stub(
+    tmp_path, capsys
+):
+    where = copy_of(REFERENCE, tmp_path / "my_client", ["lines", "sse", "accumulator"])
+    assert chain.run(where, given=["tool_input"]) == 0  # lesson 03: tool_input is lesson 04's
+    assert "tool_input: the course's answer here" in capsys.readouterr().out
+    assert chain.run(where) == 1  # without it, the stub of tool_input fails the tool fixtures
