@@ -143,9 +143,7 @@ def run(
                         "chunk_bytes": CHUNK,
                         "turns": turns,
                         **{f"{name}_s": min(runs) for name, runs in times.items()},
-                        "accumulate_ratio": paired_ratio(
-                            times["accumulate"], times["lower_bound"]
-                        ),
+                        "accumulate_ratio": paired_ratio(times["accumulate"], times["lower_bound"]),
                         "aaccumulate_ratio": paired_ratio(
                             times["aaccumulate"], times["accumulate"]
                         ),
@@ -155,12 +153,16 @@ def run(
                 )
     finally:
         loop.close()
-    slopes = {}
+    slopes, bound_slopes = {}, {}
     for kind in STREAMS:
         mine = [row for row in rows if row["stream"] == kind]
+        sizes = [row["stream_bytes"] for row in mine]
         slopes[kind] = (
-            slope([row["stream_bytes"] for row in mine], [row["accumulate_s"] for row in mine])
-            if len(mine) > 1
-            else None
+            slope(sizes, [row["accumulate_s"] for row in mine]) if len(mine) > 1 else None
         )
-    return {"rows": rows, "slopes": slopes}
+        # The bound's own slope, beside it: where both rise above 1, the load grew
+        # with the size of the runs (a long run escapes it less often than a short one).
+        bound_slopes[kind] = (
+            slope(sizes, [row["lower_bound_s"] for row in mine]) if len(mine) > 1 else None
+        )
+    return {"rows": rows, "slopes": slopes, "lower_bound_slopes": bound_slopes}

@@ -349,11 +349,15 @@ def text(results: dict[str, Any]) -> str:
                 rows,
             )
         )
-        slopes = overhead["slopes"]
+        slopes, bound = overhead["slopes"], overhead.get("lower_bound_slopes", {})
         if all(value is not None for value in slopes.values()):
             out.append(
-                "log-log slope of accumulate's time: "
-                + ", ".join(f"{kind} {value:.2f}" for kind, value in slopes.items())
+                "log-log slope of accumulate's time (of the lower bound's): "
+                + ", ".join(
+                    f"{kind} {value:.2f}"
+                    + (f" ({bound[kind]:.2f})" if bound.get(kind) is not None else "")
+                    for kind, value in slopes.items()
+                )
             )
         out.append("")
     out.append("Targets")

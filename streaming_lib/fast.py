@@ -27,11 +27,13 @@ where the quiet run below gave 175 MB/s, 17.8x and 115x):
   event's data lines are joined `LINES_PER_GROUP` at a time: a str per line
   costs Python about 50 bytes beyond its text (an event of `data: xy` lines
   took 20 times its data buffer; 34 MB peak for 16 MiB, was 337 MB).
-- `iter_events`: the same loop on lines still in bytes (`feed_all(...,
-  decode=False)`): a plain event goes from its lines to jiter without being
-  decoded to str, encoded back, or made a `ServerSentEvent`, and an event of
-  an unknown name is skipped unread. It is most of `accumulate`'s time
-  (benchmark 3: 17.8 times the SDK on a 1 MB text stream).
+- `FastEventDecoder` (and `iter_events`, which feeds it every chunk): the
+  same loop on lines still in bytes (`feed(..., decode=False)`): a plain event
+  goes from its lines to jiter without being decoded to str, encoded back, or
+  made a `ServerSentEvent`, and an event of an unknown name is skipped unread.
+  It is pushed one chunk at a time, so the sync pipeline and the async one
+  (`aio.py`) run the same code. It is most of `accumulate`'s time (benchmark
+  3: 17.8 times the SDK on a 1 MB text stream).
 - `load_json`: jiter (the SDK's own JSON parser, in Rust) reads event data
   about 3 times faster than `json.loads` (2.4 µs against 0.5 µs on the event
   bodies of benchmark 1); `iter_events` reads plain events with it too.
