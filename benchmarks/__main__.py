@@ -33,8 +33,8 @@ class Settings:
     decode_size: int = 5 * MiB
     chunk_sizes: list[int] = field(default_factory=lambda: list(decode.CHUNK_SIZES))
     frontend_sizes: list[int] = field(default_factory=lambda: [64 * KiB, 256 * KiB, MiB])
-    overhead_sizes: list[int] = field(default_factory=lambda: [256 * KiB, MiB, 4 * MiB])
-    overhead_repeats: int = 15  # runs of 10 to 200 ms: many, so that the best escapes the load
+    overhead_sizes: list[int] = field(default_factory=lambda: [64 * KiB, 256 * KiB, MiB])
+    overhead_repeats: int = 15  # runs of 2 to 500 ms: many, so that the best escapes the load
     repeats: int = 5  # runs per contender; the best one counts
     repeats_1_byte: int = 2  # 1-byte chunks are slow: fewer runs
     sdk_budget: float = 240.0  # seconds: a slower SDK run is extrapolated instead
@@ -45,7 +45,7 @@ QUICK = Settings(
     pipeline_size=256 * KiB,
     decode_size=MiB,
     frontend_sizes=[16 * KiB, 64 * KiB, 256 * KiB],
-    overhead_sizes=[64 * KiB, 256 * KiB, MiB],
+    overhead_sizes=[16 * KiB, 64 * KiB, 256 * KiB],
     overhead_repeats=5,
     repeats=2,
     repeats_1_byte=1,

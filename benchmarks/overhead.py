@@ -1,45 +1,58 @@
 """Benchmark 7: `accumulate` costs no more than the least work the stream needs.
 
-The lower bound reads the same bytes in the same 4 KiB chunks and does only
-what any client must: split them into lines, `json.loads` each `data:` line,
-and join the text (and tool input) pieces. It checks nothing, numbers
-nothing, keeps no message. `accumulate(chunks)` does all of that and builds
-the final message, checked at every step, so the question is how close it
-stays to the bound:
+The lower bound (`lower_bound`) reads the same bytes in the same 4 KiB chunks
+and does only what any client must: split them into lines, `json.loads` each
+`data:` line, and join the text, thinking and tool input pieces. It checks
+nothing, numbers nothing, keeps no message. Every contender does all of that
+and builds the final message, checked at every step, so the question is how
+close each stays to the bound, measured in turns in the same run:
 
-- its time over the bound's, at every size (goal: at most 1.2x);
-- the log-log slope of its time against the stream's bytes (goal: at most
-  1.05: linear);
-- its peak memory (`tracemalloc`, one more run, not timed) over the stream's
-  size (goal: at most 2.5x; it keeps no decoded events unless asked).
+- `accumulate(chunks)`: its time over the bound's, on every stream and size
+  (goal: at most 1.15x); the log-log slope of its time against the stream's
+  bytes (goal: at most 1.05, linear); its peak memory (`tracemalloc`, one more
+  run, not timed) over the stream's size (goal: at most 1.5x).
+- `aaccumulate` over an async iterator of the same chunks, in an event loop
+  made once (goal: at most 1.1x `accumulate`'s time).
+- the preview loop: `iter_events` into a `MessageAccumulator`, and
+  `input_snapshot(index)` read after every `input_json_delta`
+  (`preview.ours_snapshots`, no trailing strings; goal: at most 1.6x the bound).
 
-Two streams of each size, from `streams.py`: a text stream of small
-`text_delta` events and a tool stream of 16-character `input_json_delta`
-fragments (`tool_stream_of`).
+Three streams of each size, from `streams.py`: a text stream of small
+`text_delta` events (`text_stream`, `size` bytes), a tool stream whose input
+is `size` bytes in 16-character `input_json_delta` fragments (`tool_stream`,
+about 9 times `size` in all), and a mixed one (`mixed_stream`: thinking, text
+and a tool call, `size` bytes).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import AsyncGenerator, Callable, Iterable
+from contextlib import aclosing
 from functools import partial
 from typing import Any
 
-from streaming_lib import accumulate
+from streaming_lib import aaccumulate, accumulate
 from streaming_lib.tools.fixtures import chunked
 
 from .frontends import peak_memory
-from .preview import CHUNK
+from .preview import CHUNK, ours_snapshots
 from .report import size_text
-from .streams import text_stream, tool_stream_of
-from .timing import interleaved_best, slope
+from .streams import mixed_stream, text_stream, tool_stream
+from .timing import interleaved_runs, paired_ratio, slope
 
-STREAMS: dict[str, Callable[[int], bytes]] = {"text": text_stream, "tool": tool_stream_of}
+STREAMS: dict[str, Callable[[int], bytes]] = {
+    "text": text_stream,
+    "tool": tool_stream,
+    "mixed": mixed_stream,
+}
 
 
 def lower_bound(chunks: Iterable[bytes]) -> str:
     """The least a client does with a stream: lines split, each `data:` line's JSON
-    read, the text and tool input pieces joined (str).
+    read, the text, thinking and tool input pieces joined (str).
 
         >>> lower_bound([
         ...     b'data: {"delta": {"text": "Hi"}}\\n\\ndata: {"delta": ',
@@ -53,50 +66,103 @@ def lower_bound(chunks: Iterable[bytes]) -> str:
         for line in lines:
             if line.startswith(b"data: "):
                 delta = json.loads(line[6:]).get("delta")
-                if delta and (piece := delta.get("text") or delta.get("partial_json")):
+                if delta and (
+                    piece := delta.get("text") or delta.get("thinking") or delta.get("partial_json")
+                ):
                     pieces.append(piece)
     return "".join(pieces)
+
+
+async def _trickle(chunks: list[bytes]) -> AsyncGenerator[bytes, None]:
+    """The chunks as an async byte stream, as an async HTTP client hands them over."""
+    for chunk in chunks:
+        yield chunk
+
+
+def _run_async(loop: asyncio.AbstractEventLoop, chunks: list[bytes]) -> dict[str, Any]:
+    """`aaccumulate` over the chunks, in an event loop made once for every run; the
+    byte stream is closed after, as a caller's `async with` closes the response."""
+
+    async def main() -> dict[str, Any]:
+        async with aclosing(_trickle(chunks)) as stream:
+            return await aaccumulate(stream)
+
+    return loop.run_until_complete(main())
+
+
+def turns_for(stream_bytes: int, repeats: int) -> int:
+    """Turns for a stream of `stream_bytes`: `repeats` for 4 MB or more, and up to 8
+    times as many for smaller ones (their runs are short, and the shorter a run,
+    the more the load moves it)."""
+    return max(repeats, min(8 * repeats, repeats * 4_000_000 // max(stream_bytes, 1)))
 
 
 def run(
     sizes: list[int], *, repeats: int = 5, log: Callable[[str], None] = print
 ) -> dict[str, Any]:
-    """Time `accumulate` and the lower bound on each stream kind and size (bytes).
-
-    Also measures the peak memory of `accumulate`.
-    """
+    """Time the lower bound, `accumulate`, `aaccumulate` and the preview loop on each
+    stream kind and size (bytes), in CPU time (`time.process_time`: nothing here
+    waits); measure the peak memory of `accumulate`."""
     rows: list[dict[str, Any]] = []
-    for kind, make in STREAMS.items():
-        for size in sizes:
-            raw = make(size)
-            chunks = chunked(raw, CHUNK)
-            log(f"  overhead: {kind} stream, {size_text(size)} ({len(raw):,} bytes)")
-            timed = interleaved_best(
-                {
-                    "accumulate": (partial(accumulate, chunks), repeats),
-                    "lower_bound": (partial(lower_bound, chunks), repeats),
-                }
-            )
-            message = timed["accumulate"][1]
-            joined = "".join(block.get("text") or "" for block in message["content"])
-            assert joined in timed["lower_bound"][1], "the lower bound did not read the same text"
-            rows.append(
-                {
-                    "stream": kind,
-                    "size": size,
-                    "stream_bytes": len(raw),
-                    "chunk_bytes": CHUNK,
-                    "accumulate_s": timed["accumulate"][0],
-                    "lower_bound_s": timed["lower_bound"][0],
-                    "accumulate_peak_bytes": peak_memory(partial(accumulate, chunks)),
-                }
-            )
-    slopes = {}
+    loop = asyncio.new_event_loop()
+    try:
+        for kind, make in STREAMS.items():
+            for size in sizes:
+                raw = make(size)
+                chunks = chunked(raw, CHUNK)
+                turns = turns_for(len(raw), repeats)
+                log(
+                    f"  overhead: {kind} stream, {size_text(size)} "
+                    f"({len(raw):,} bytes), {turns} turns"
+                )
+                timed = interleaved_runs(
+                    {
+                        "lower_bound": (partial(lower_bound, chunks), turns),
+                        "accumulate": (partial(accumulate, chunks), turns),
+                        "aaccumulate": (partial(_run_async, loop, chunks), turns),
+                        "snapshots": (
+                            partial(ours_snapshots, chunks, trailing_strings=False),
+                            turns,
+                        ),
+                    },
+                    clock=time.process_time,
+                )
+                message = timed["accumulate"][1]
+                assert timed["aaccumulate"][1] == message, "aaccumulate gave another message"
+                assert timed["snapshots"][1][0] == message, "the preview loop gave another message"
+                joined = "".join(
+                    block.get("text") or block.get("thinking") or "" for block in message["content"]
+                )
+                assert joined in timed["lower_bound"][1], "the lower bound read other text"
+                times = {name: runs for name, (runs, _) in timed.items()}
+                rows.append(
+                    {
+                        "stream": kind,
+                        "size": size,
+                        "stream_bytes": len(raw),
+                        "chunk_bytes": CHUNK,
+                        "turns": turns,
+                        **{f"{name}_s": min(runs) for name, runs in times.items()},
+                        "accumulate_ratio": paired_ratio(times["accumulate"], times["lower_bound"]),
+                        "aaccumulate_ratio": paired_ratio(
+                            times["aaccumulate"], times["accumulate"]
+                        ),
+                        "snapshots_ratio": paired_ratio(times["snapshots"], times["lower_bound"]),
+                        "accumulate_peak_bytes": peak_memory(partial(accumulate, chunks)),
+                    }
+                )
+    finally:
+        loop.close()
+    slopes, bound_slopes = {}, {}
     for kind in STREAMS:
         mine = [row for row in rows if row["stream"] == kind]
+        sizes = [row["stream_bytes"] for row in mine]
         slopes[kind] = (
-            slope([row["stream_bytes"] for row in mine], [row["accumulate_s"] for row in mine])
-            if len(mine) > 1
-            else None
+            slope(sizes, [row["accumulate_s"] for row in mine]) if len(mine) > 1 else None
         )
-    return {"rows": rows, "slopes": slopes}
+        # The bound's own slope, beside it: where both rise above 1, the load grew
+        # with the size of the runs (a long run escapes it less often than a short one).
+        bound_slopes[kind] = (
+            slope(sizes, [row["lower_bound_s"] for row in mine]) if len(mine) > 1 else None
+        )
+    return {"rows": rows, "slopes": slopes, "lower_bound_slopes": bound_slopes}

@@ -11,9 +11,12 @@ Two kinds, both deterministic (same size, same bytes, every run):
   characters each, until the whole body is about `size` bytes.
 - `tool_stream_of(size)`: a tool stream as above whose whole body (not its
   input) is about `size` bytes, for benchmarks that scale with the bytes.
+- `mixed_stream(size)`: a body of about `size` bytes in three blocks of about
+  a third each: thinking, text, and a write_file call.
 
-Not a goal: the variety of real model output (thinking, citations, several
-tools). These streams stress one thing each: a long tool input, many events.
+Not a goal: the variety of real model output (citations, several tools,
+server tools). These streams stress one thing each (a long tool input, many
+events), or, mixed, the three kinds of block a reply most often holds.
 
     >>> raw = tool_stream(4096)
     >>> raw.startswith(b"event: message_start")
@@ -99,6 +102,33 @@ def tool_fragments(size: int) -> list[str]:
     return [text[i : i + FRAGMENT_CHARS] for i in range(0, len(text), FRAGMENT_CHARS)]
 
 
+def _tool_events(index: int, size: int) -> list[dict]:
+    """A write_file tool block at `index` whose input JSON is about `size` bytes:
+    its start, its fragments and its stop."""
+    events: list[dict] = [
+        {
+            "type": "content_block_start",
+            "index": index,
+            "content_block": {
+                "type": "tool_use",
+                "id": "toolu_bench",
+                "name": "write_file",
+                "input": {},
+            },
+        }
+    ]
+    for fragment in tool_fragments(size):
+        events.append(
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": fragment},
+            }
+        )
+    events.append({"type": "content_block_stop", "index": index})
+    return events
+
+
 @cache
 def tool_stream(size: int) -> bytes:
     """A whole stream body (bytes) whose write_file input JSON is about `size` bytes."""
@@ -111,28 +141,54 @@ def tool_stream(size: int) -> bytes:
             "delta": {"type": "text_delta", "text": "I'll write the file."},
         },
         {"type": "content_block_stop", "index": 0},
-        {
-            "type": "content_block_start",
-            "index": 1,
-            "content_block": {
-                "type": "tool_use",
-                "id": "toolu_bench",
-                "name": "write_file",
-                "input": {},
-            },
-        },
+        *_tool_events(1, size),
     ]
-    for fragment in tool_fragments(size):
-        events.append(
-            {
-                "type": "content_block_delta",
-                "index": 1,
-                "delta": {"type": "input_json_delta", "partial_json": fragment},
-            }
-        )
-    events.append({"type": "content_block_stop", "index": 1})
     events += _message_end("tool_use", len(events))
     return "".join(map(_sse, events)).encode()
+
+
+def _text_block(index: int, kind: str, budget: int) -> list[str]:
+    """A text (or thinking: `kind`) block at `index` as SSE events (list of str),
+    its start, its deltas of 1 to 8 characters and its stop, about `budget` bytes
+    in all."""
+    prose = "".join(CODE.format(n=n) for n in range(50))
+    delta_type = f"{kind}_delta"
+    events = [
+        _sse(
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": kind, kind: ""},
+            }
+        )
+    ]
+    end = [_sse({"type": "content_block_stop", "index": index})]
+    if kind == "thinking":  # a thinking block is signed before it stops
+        end.insert(
+            0,
+            _sse(
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "signature_delta", "signature": "c2lnbmVk" * 8},
+                }
+            ),
+        )
+    used, at, k = sum(len(event.encode()) for event in events + end), 0, 0
+    while used < budget:
+        width = 1 + k % 8  # a few characters per token, varying
+        piece = prose[at : at + width] or prose[:width]
+        at = (at + width) % len(prose)
+        event = _sse(
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": delta_type, kind: piece},
+            }
+        )
+        events.append(event)
+        used, k = used + len(event.encode()), k + 1
+    return events + end
 
 
 @cache
@@ -141,28 +197,10 @@ def text_stream(size: int) -> bytes:
 
     Its text comes in text_delta events of 1 to 8 characters.
     """
-    prose = "".join(CODE.format(n=n) for n in range(50))
-    head = _sse(_message_start()) + _sse(
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
-    )
-    tail = "".join(
-        map(_sse, [{"type": "content_block_stop", "index": 0}, *_message_end("end_turn", 9)])
-    )
-    body, used, at, k = [], len(head.encode()) + len(tail.encode()), 0, 0
-    while used < size:
-        width = 1 + k % 8  # a few characters per token, varying
-        piece = prose[at : at + width] or prose[:width]
-        at = (at + width) % len(prose)
-        event = _sse(
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": piece},
-            }
-        )
-        body.append(event)
-        used, k = used + len(event.encode()), k + 1
-    return (head + "".join(body) + tail).encode()
+    head = _sse(_message_start())
+    tail = "".join(map(_sse, _message_end("end_turn", 9)))
+    budget = size - len(head.encode()) - len(tail.encode())
+    return (head + "".join(_text_block(0, "text", budget)) + tail).encode()
 
 
 @cache
@@ -171,6 +209,24 @@ def tool_stream_of(size: int) -> bytes:
 
     Its input is about a ninth of that.
     """
+    return tool_stream(_input_size_for(size))
+
+
+def _input_size_for(body: int) -> int:
+    """The tool input size (bytes) whose `tool_stream` body is about `body` bytes."""
     sample = 16 * KiB  # every fragment costs the same SSE around it: the ratio holds at any size
     body_per_input_byte = len(tool_stream(sample)) / len("".join(tool_fragments(sample)).encode())
-    return tool_stream(int(size / body_per_input_byte))
+    return int(body / body_per_input_byte)
+
+
+@cache
+def mixed_stream(size: int) -> bytes:
+    """A stream body (bytes) of about `size` bytes with a block of every common
+    kind, each about a third of the bytes: thinking (signed), text, and a
+    write_file call, in the deltas of the streams above."""
+    third = size // 3
+    head = _sse(_message_start())
+    tool = _tool_events(2, _input_size_for(third))
+    tail = list(map(_sse, [*tool, *_message_end("tool_use", 9)]))
+    body = _text_block(0, "thinking", third) + _text_block(1, "text", third)
+    return (head + "".join(body + tail)).encode()

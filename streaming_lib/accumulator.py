@@ -40,10 +40,9 @@ Deliberately not handled here: bytes, lines and SSE fields (earlier stages);
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -59,7 +58,7 @@ from .events import BODY_HEAD_BYTES, body_error, kept_head
 
 # The speed paths of the stages (fast.py): the same events, values and parses as
 # `events.iter_events`, `events.load_json` and `partial_json.PartialJSONParser`.
-from .fast import FastPartialJSONParser, iter_events, load_json
+from .fast import FastEventDecoder, FastPartialJSONParser, load_json
 from .partial_json import Change, PartialJSONError, PartialJSONParser
 from .partial_json_strings import SURROGATE
 from .sse import MAX_EVENT_BYTES
@@ -89,6 +88,104 @@ NEVER_SET = frozenset({"id", "type", "role", "model", "content", "usage"})
 JSON_WHITESPACE = " \t\n\r"
 
 
+class InputParsers(Mapping[int, PartialJSONParser]):
+    """Tool block index -> the `PartialJSONParser` of its input (read-only mapping),
+    made and brought up to date only when it is read: the accumulator's
+    `input_parsers`.
+
+    Why lazy: a tool input arrives as tens of thousands of fragments, and
+    `accumulate` only returns the final message, whose input is parsed once,
+    at the block's stop. Feeding every fragment to a parser as it came was
+    almost half of `accumulate`'s time on a long tool input (benchmarks/README.md,
+    benchmark 7). So the accumulator only keeps the fragments (`fragments`: its
+    own lists, appended to as they arrive), and reading a parser here feeds it,
+    in one call, the text that came since it was last read.
+
+    The last fragment that arrived is always fed on its own, so that what it
+    changed (`last_changes`) is exactly what a parser fed every fragment in
+    turn reports for it. Change records cost about a third of a parse, so a
+    parser makes them only once they are asked for: the first `last_changes`
+    of a block whose parser was made without them makes it anew, over the text
+    so far. Each character is thus parsed once, or twice for the blocks whose
+    changes were first asked for after a snapshot: linear, whatever the reading
+    pattern (never, after every fragment, once a screen refresh).
+
+        >>> fragments = {1: ['{"a": ', '"xy']}
+        >>> parsers = InputParsers(fragments)
+        >>> 1 in parsers, parsers.made()
+        (True, [])
+        >>> parsers[1].snapshot(True), parsers.last_changes(1)
+        ({'a': 'xy'}, [SetValue(path=('a',), value=''), AppendString(path=('a',), text='xy')])
+    """
+
+    def __init__(self, fragments: dict[int, list[str]]) -> None:
+        self._fragments = fragments
+        self._previews: dict[int, _Preview] = {}
+
+    def __getitem__(self, index: int) -> PartialJSONParser:
+        fragments = self._fragments[index]  # KeyError: not a tool block
+        preview = self._previews.get(index)
+        if preview is None:
+            preview = self._previews[index] = _Preview(track_changes=False)
+        if preview.fed < len(fragments):
+            preview.catch_up(fragments)
+        return preview.parser
+
+    def __contains__(self, index: object) -> bool:
+        return index in self._fragments  # without making a parser
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._fragments)
+
+    def __len__(self) -> int:
+        return len(self._fragments)
+
+    def made(self) -> list[int]:
+        """The blocks whose parser exists (list of int): those a preview was read of."""
+        return list(self._previews)
+
+    def last_changes(self, index: int) -> list[Change]:
+        """What block `index`'s last fragment changed in its value (list of changes;
+        [] once its text is not JSON)."""
+        fragments = self._fragments[index]
+        preview = self._previews.get(index)
+        if preview is None or not preview.tracks_changes:
+            preview = self._previews[index] = _Preview(track_changes=True)
+        if preview.fed < len(fragments):
+            preview.catch_up(fragments)
+        return preview.last_changes
+
+
+class _Preview:
+    """One tool block's parser, how many of the block's fragments it has read, and
+    what the last of them changed (it was read on its own)."""
+
+    __slots__ = ("fed", "last_changes", "parser", "tracks_changes")
+
+    def __init__(self, *, track_changes: bool) -> None:
+        # Only values JSON has, as the stop's parse: never inf for `1e400`.
+        self.parser = FastPartialJSONParser(track_changes=track_changes, allow_inf_nan=False)
+        self.tracks_changes = track_changes
+        self.fed = 0
+        self.last_changes: list[Change] = []
+
+    def catch_up(self, fragments: list[str]) -> None:
+        """Feed the parser the fragments it has not read (list of str, the block's)."""
+        fed, count = self.fed, len(fragments)
+        self.fed = count
+        if fed < count - 1:  # all the text before the last fragment, in one feed
+            self._feed("".join(fragments[fed : count - 1]))
+        self.last_changes = self._feed(fragments[-1])
+
+    def _feed(self, text: str) -> list[Change]:
+        if self.parser.error is not None:  # not JSON: judged at the block's stop, not here
+            return []
+        try:
+            return self.parser.feed(text)
+        except PartialJSONError:
+            return []
+
+
 class MessageAccumulator:
     """Rebuild a Message (dict) from its stream events (dicts, as decoded from `data`).
 
@@ -103,6 +200,9 @@ class MessageAccumulator:
       is the best value so far, and `input_changes` lists what the last event
       changed in it (`SetValue`, `AppendString`, `EndValue`), so a preview can
       follow the input in O(n) in total instead of re-parsing it per fragment.
+      Lazy: a block's parser is made, and fed the text that arrived since, only
+      when one of these three is read (see `InputParsers`); `accumulate`, which
+      reads none of them, parses each input once, at its block's stop.
     - `text_added`: the text (str) the last event appended to a text or thinking
       block, with split surrogate halves already joined: what a live display
       appends ("" when the event added none).
@@ -124,10 +224,13 @@ class MessageAccumulator:
         self.event_number = 0
         self.stopped: set[int] = set()
         self.input_errors: dict[int, ToolInputJSONError] = {}
-        self.input_parsers: dict[int, PartialJSONParser] = {}
         # Fragments of each tool block's input. Joined on demand: a 1 MiB input
         # in 16-byte fragments would cost gigabytes of copying with `+=`.
         self._json_parts: dict[int, list[str]] = {}
+        self.input_parsers = InputParsers(self._json_parts)
+        # The tool block whose input the last event added to (its last fragment),
+        # or None: what `input_changes` reports on, once read.
+        self._input_changed: int | None = None
         # Pieces of text appended to a block field since it was last joined,
         # keyed by (index, field), for the same reason.
         self._text_parts: dict[tuple[int, str], list[str]] = {}
@@ -136,7 +239,6 @@ class MessageAccumulator:
         # character's UTF-16 halves across two deltas, so its pair may open the
         # next piece. Kept out of the text until then: see `_mended`.
         self._halves: dict[tuple[int, str], str] = {}
-        self.input_changes: list[Change] = []
         self.text_added = ""
 
     # -- reading the state -------------------------------------------------
@@ -149,6 +251,16 @@ class MessageAccumulator:
                 parts[:] = ["".join(parts)]
             self._message["content"][index][field] = parts[0]  # type: ignore[index]
         return self._message
+
+    @property
+    def input_changes(self) -> list[Change]:
+        """What the last event changed in a tool block's input value (list of
+        `SetValue`, `AppendString`, `EndValue`, in order): [] after an event that
+        added no input text, or once the input is not JSON (`input_parsers[index].error`).
+        Read after every event, they follow `input_snapshot(index, trailing_strings=True)`."""
+        if self._input_changed is None:
+            return []
+        return self.input_parsers.last_changes(self._input_changed)
 
     @property
     def next_event_number(self) -> int:
@@ -258,7 +370,7 @@ class MessageAccumulator:
     def feed(self, event: dict[str, Any]) -> None:
         """Apply one event (dict, the decoded `data` of one SSE event)."""
         self.event_number += 1
-        self.input_changes = []
+        self._input_changed = None
         self.text_added = ""
         kind = event.get("type") if type(event) is dict else None
         if type(kind) is not str:
@@ -343,9 +455,7 @@ class MessageAccumulator:
             # A start that holds half a character already (a gateway cut it there).
             self._text_parts[index, field] = [self._mended((index, field), block[field])]
         if block.get("type") in TOOL_BLOCK_TYPES:
-            self._json_parts[index] = []
-            # Only values JSON has, as the stop's parse: never inf for `1e400`.
-            self.input_parsers[index] = FastPartialJSONParser(allow_inf_nan=False)
+            self._json_parts[index] = []  # its parser is made when a preview is read
 
     def _on_content_block_delta(self, event: dict[str, Any]) -> None:
         index, delta = event["index"], event["delta"]
@@ -359,14 +469,8 @@ class MessageAccumulator:
                 raise self._not_text(delta, "partial_json", index)
             if self._halves or not fragment.isascii() and SURROGATE.search(fragment):
                 fragment = self._mended((index, "input"), fragment)
-            parts.append(fragment)
-            parser = self.input_parsers[index]
-            if parser.error is None:  # invalid JSON is judged at the end of the stream, not here
-                # (Not contextlib.suppress: this runs for every input_json_delta.)
-                try:  # noqa: SIM105
-                    self.input_changes = parser.feed(fragment)
-                except PartialJSONError:
-                    pass
+            parts.append(fragment)  # parsed only if a preview is read (`InputParsers`)
+            self._input_changed = index
             return
         block = self._open_block(index, "content_block_delta")
         kind, block_type = delta["type"], block.get("type")
@@ -494,10 +598,7 @@ class MessageAccumulator:
                 self.text_added = "\ufffd"
                 continue
             self._json_parts[index].append("\ufffd")
-            parser = self.input_parsers[index]
-            if parser.error is None:
-                with contextlib.suppress(PartialJSONError):
-                    self.input_changes = parser.feed("\ufffd")
+            self._input_changed = index
 
     def _open_block(self, index: int, kind: str) -> dict[str, Any]:
         content = self._message["content"]  # type: ignore[index]
@@ -614,13 +715,13 @@ def accumulate(
     acc = MessageAccumulator()
     events: list[Any] = []  # filled only with keep_events=True
     keep = events.append if keep_events else None
+    decoder = FastEventDecoder(strict=strict, max_event_bytes=max_event_bytes)
     with keep_partial(acc, events):
-        for event in iter_events(chunks, strict=strict, max_event_bytes=max_event_bytes):
-            if keep:
-                keep(event)
-            acc.feed(event)
-            if acc.complete:
+        for chunk in chunks:
+            if feed_events(acc, decoder.feed(chunk), keep):
                 break  # message_stop: the message is final; what follows is not read
+        else:
+            feed_events(acc, decoder.flush(), keep)
         end_of_body(acc, head)
         return acc.final_message()
 
@@ -632,6 +733,22 @@ def end_of_body(acc: MessageAccumulator, head: bytes | bytearray) -> None:
     short, which a client would retry for ever. `head`: the body's first bytes."""
     if acc.event_number == 0 and (error := body_error(bytes(head))) is not None:
         raise error
+
+
+def feed_events(
+    acc: MessageAccumulator, events: Iterable[Any], keep: Callable[[Any], None] | None
+) -> bool:
+    """Feed `acc` the events (dicts) of one chunk (`FastEventDecoder.feed`), each
+    first given to `keep` if there is one; True once `message_stop` is fed: the
+    message is final, read no more. The per-chunk step of `accumulate` and
+    `aio.aaccumulate`, which differ only in how they wait for the next chunk."""
+    for event in events:
+        if keep:
+            keep(event)
+        acc.feed(event)
+        if acc.complete:
+            return True
+    return False
 
 
 @contextmanager

@@ -2,11 +2,12 @@
 
 A web app (a relay between a browser and the API, say) reads the API's answer
 from an async HTTP client, `httpx.AsyncClient` or the SDK's `AsyncAnthropic`.
-The stages are the same objects as in the sync pipeline: `LineDecoder`,
-`SSEDecoder`, `decode_event`, `MessageAccumulator` never touch the network,
-they are fed whatever arrived. Only the loop that feeds them is async, so the
-events, the message and the errors are exactly the sync ones (the tests hold
-them equal on random streams cut at random points).
+The stages are the same objects as in the sync pipeline, and as fast:
+`fast.FastEventDecoder` (lines, SSE events, their JSON) and
+`MessageAccumulator` never touch the network, they are fed whatever arrived,
+one chunk at a time. Only the wait for the next chunk is async, so the events,
+the message and the errors are exactly the sync ones (the tests hold them
+equal on random streams cut at random points).
 
     >>> import asyncio
     >>> async def chunks():
@@ -24,13 +25,12 @@ caller's `async with`; leaving it, or cancelling the task, closes it).
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterable
-from contextlib import aclosing
 from typing import Any
 
-from .accumulator import MessageAccumulator, end_of_body, keep_partial
-from .events import BODY_HEAD_BYTES, decode_event
-from .lines import LineDecoder
-from .sse import MAX_EVENT_BYTES, SSEDecoder
+from .accumulator import MessageAccumulator, end_of_body, feed_events, keep_partial
+from .events import BODY_HEAD_BYTES
+from .fast import FastEventDecoder
+from .sse import MAX_EVENT_BYTES
 
 
 async def aiter_events(
@@ -42,22 +42,17 @@ async def aiter_events(
     """Yield the Messages API events (dicts) of a stream given as async byte chunks.
 
     The same events and errors as `iter_events(chunks, strict=...,
-    max_event_bytes=...)` over the same chunks: lines (`LineDecoder`), then SSE
-    events (`SSEDecoder`), then `decode_event`, numbered from 1 as they are
+    max_event_bytes=...)` over the same chunks, by the same per-chunk work:
+    each chunk fed to a `fast.FastEventDecoder` (lines, then SSE events, then
+    `decode_event` where an event is not plain), numbered from 1 as they are
     yielded. Raises `SSEDecodeError` (strict mode), `SizeLimitError`,
     `EventDataError`, and TypeError for a chunk that is not bytes."""
-    lines = LineDecoder(strict=strict, max_line_bytes=max_event_bytes)
-    sse = SSEDecoder(max_event_bytes=max_event_bytes)
-    number = 0
+    decoder = FastEventDecoder(strict=strict, max_event_bytes=max_event_bytes)
     async for chunk in chunks:
-        for line in lines.feed(chunk):
-            dispatched = sse.feed_line(line)
-            event = None if dispatched is None else decode_event(dispatched, number + 1)
-            if event is not None:
-                number += 1
-                yield event
-    for line in lines.flush():  # the last line had no end: it completes no event,
-        sse.feed_line(line)  # but strict mode and the size limit still read it
+        for event in decoder.feed(chunk):
+            yield event
+    for event in decoder.flush():  # the last line had no end: it completes no event,
+        yield event  # but strict mode and the size limit still read it
 
 
 async def aaccumulate(
@@ -71,31 +66,26 @@ async def aaccumulate(
     `accumulate(chunks, ...)` returns for the same bytes, or the same `StreamError`
     (with `.partial`, and `.events` when `keep_events=True`).
 
-    As `accumulate`, it stops reading at `message_stop` and asks for no chunk
-    after it: a connection held open after the last event does not hold it up.
-    Closing the connection stays the caller's (`async with client.stream(...)`)."""
+    The same work per chunk as `accumulate` (`accumulator.feed_events` over a
+    `FastEventDecoder`): only the wait for the next chunk is async, so it runs
+    at the sync pipeline's speed. As `accumulate`, it stops reading at
+    `message_stop` and asks for no chunk after it: a connection held open after
+    the last event does not hold it up. Closing the connection stays the
+    caller's (`async with client.stream(...)`)."""
     acc = MessageAccumulator()
     events: list[Any] = []  # filled only with keep_events=True
+    keep = events.append if keep_events else None
     head = bytearray()  # the body's first bytes, examined if no event comes
+    decoder = FastEventDecoder(strict=strict, max_event_bytes=max_event_bytes)
     with keep_partial(acc, events):
-        async with (
-            aclosing(akept_head(chunks, head)) as body,
-            aclosing(aiter_events(body, strict=strict, max_event_bytes=max_event_bytes)) as stream,
-        ):
-            async for event in stream:
-                if keep_events:
-                    events.append(event)
-                acc.feed(event)
-                if acc.complete:
-                    break  # message_stop: the message is final; what follows is not read
+        async for chunk in chunks:
+            # First the decoder: a chunk that is not bytes is its to refuse.
+            if feed_events(acc, decoder.feed(chunk), keep):
+                break  # message_stop: the message is final; what follows is not read
+            if len(head) < BODY_HEAD_BYTES:
+                head += chunk[: BODY_HEAD_BYTES - len(head)]
+        else:
+            feed_events(acc, decoder.flush(), keep)
         end_of_body(acc, head)
         return acc.final_message()
 
-
-async def akept_head(chunks: AsyncIterable[bytes], head: bytearray) -> AsyncGenerator[bytes, None]:
-    """`events.kept_head` for async chunks: yield them unchanged, copying their first
-    `BODY_HEAD_BYTES` bytes into `head`, which `end_of_body` reads if no event comes."""
-    async for chunk in chunks:
-        yield chunk  # first: a chunk that is not bytes is the line decoder's to refuse
-        if len(head) < BODY_HEAD_BYTES:
-            head += chunk[: BODY_HEAD_BYTES - len(head)]

@@ -27,11 +27,13 @@ where the quiet run below gave 175 MB/s, 17.8x and 115x):
   event's data lines are joined `LINES_PER_GROUP` at a time: a str per line
   costs Python about 50 bytes beyond its text (an event of `data: xy` lines
   took 20 times its data buffer; 34 MB peak for 16 MiB, was 337 MB).
-- `iter_events`: the same loop on lines still in bytes (`feed_all(...,
-  decode=False)`): a plain event goes from its lines to jiter without being
-  decoded to str, encoded back, or made a `ServerSentEvent`, and an event of
-  an unknown name is skipped unread. It is most of `accumulate`'s time
-  (benchmark 3: 17.8 times the SDK on a 1 MB text stream).
+- `FastEventDecoder` (and `iter_events`, which feeds it every chunk): the
+  same loop on lines still in bytes (`feed(..., decode=False)`): a plain event
+  goes from its lines to jiter without being decoded to str, encoded back, or
+  made a `ServerSentEvent`, and an event of an unknown name is skipped unread.
+  It is pushed one chunk at a time, so the sync pipeline and the async one
+  (`aio.py`) run the same code. It is most of `accumulate`'s time (benchmark
+  3: 17.8 times the SDK on a 1 MB text stream).
 - `load_json`: jiter (the SDK's own JSON parser, in Rust) reads event data
   about 3 times faster than `json.loads` (2.4 µs against 0.5 µs on the event
   bodies of benchmark 1); `iter_events` reads plain events with it too.
@@ -136,10 +138,11 @@ class FastLineDecoder:
         """As `LineDecoder.after_cr` (never true before a CR made the plain decoder take over)."""
         return self._plain is not None and self._plain.after_cr
 
-    def feed(self, chunk: bytes) -> list[str]:
-        """As `LineDecoder.feed`: the lines (list of str) `chunk` completes."""
+    def feed(self, chunk: bytes, *, decode: bool = True) -> list:
+        """As `LineDecoder.feed`: the lines (list of str, or of UTF-8 bytes with
+        `decode=False`) `chunk` completes."""
         self._check_idle("feed")
-        batches = list(self.feed_each([chunk]))
+        batches = list(self.feed_each([chunk], decode=decode))
         return batches[0] if batches else []
 
     def flush(self) -> list[str]:
@@ -315,90 +318,148 @@ PLAIN_NAMES = {name.encode(): name for name in PLAIN_TYPES} | {
 DECODED_NAMES = frozenset({b"ping", b"error"})
 
 
+class FastEventDecoder:
+    """Bytes in, Messages API events out, one chunk at a time: `events.iter_events`
+    pushed instead of pulled, so that a sync loop (`iter_events`, `accumulate`)
+    and an async one (`aio.aiter_events`, `aaccumulate`) run the same per-chunk
+    work. `feed(chunk)` yields the events (dicts) the chunk completes and
+    `flush()` reads the last line when the stream ends; fed every chunk in turn
+    and then flushed, they give the events and errors `events.iter_events`
+    gives for the same chunks, numbered the same way.
+
+    A plain event (named by one of the API's names but `ping` and `error`, or
+    unnamed, with data that jiter reads as an object whose `type` is that name)
+    goes from its lines, still bytes (`FastLineDecoder`, `decode=False`), to
+    its value directly. An unknown name is skipped without reading its data.
+    Every other event is decoded and handed to `decode_event`.
+
+        >>> decoder = FastEventDecoder()
+        >>> list(decoder.feed(b'data: {"type": "message_stop"}\\n')), list(decoder.feed(b"\\n"))
+        ([], [{'type': 'message_stop'}])
+    """
+
+    def __init__(
+        self, *, strict: bool = False, max_event_bytes: int | None = MAX_EVENT_BYTES
+    ) -> None:
+        self._lines = FastLineDecoder(strict=strict, max_line_bytes=max_event_bytes)
+        self._limit = size_limit(max_event_bytes)
+        # Decoded, data may grow up to 3 times (an invalid byte becomes U+FFFD, 3 bytes):
+        # data shorter than this fits whatever it holds, and needs no counting.
+        self._may_not_fit = -(-self._limit // 3)
+        # The SSE decoder's buffers (`SSEDecoder`), the data lines still bytes, and
+        # the number of the last event yielded.
+        self._event_type, self._number = b"", 0
+        self._data: list[bytes] = []
+        # The data buffer of an event still open after a batch: which list, how many of
+        # its lines are counted, and their bytes. Per batch, so a long event costs O(n).
+        # Its lines before `grouped` are joined LINES_PER_GROUP at a time (see `iter_sse`).
+        self._counted: list[bytes] | None = None
+        self._counted_lines, self._counted_bytes, self._grouped = 0, 0, 0
+
+    def feed(self, chunk: bytes) -> Iterator[Any]:
+        """The events (dicts) that `chunk` (bytes) completes, as they are read: an
+        error in an event comes after the events before it. Raises as `iter_events`."""
+        return self._read(self._lines.feed(chunk, decode=False))
+
+    def flush(self) -> Iterator[Any]:
+        """The end of the stream: the last line, if it had no end, completes no
+        event (nothing is yielded), but strict mode and the size limit still read it."""
+        return self._read([line.encode() for line in self._lines.flush()])
+
+    def _read(self, batch: list[bytes]) -> Iterator[Any]:
+        # The state in local variables while a batch is read (this is the speed path),
+        # written back when the batch is done, or left (`finally`).
+        event_type, data, number = self._event_type, self._data, self._number
+        limit, may_not_fit = self._limit, self._may_not_fit
+        try:
+            for line in batch:
+                if not line:  # dispatch, as in `iter_sse`
+                    if data:
+                        text, event = b"\n".join(data), None
+                        # Sizes are those of the lines decoded, as `iter_sse` sees them.
+                        if len(text) >= may_not_fit and _decoded_length(text) + 1 > limit:
+                            raise too_large(limit)
+                        if event_type in PLAIN_NAMES:
+                            expected = PLAIN_NAMES[event_type]
+                            # A try, not contextlib.suppress: this is the speed path.
+                            try:  # noqa: SIM105
+                                event = jiter.from_json(text)  # as `load_json` reads it
+                            except ValueError:  # also bytes that are not UTF-8
+                                pass
+                            if type(event) is not dict or event.get("type") != expected:
+                                kind = event.get("type") if type(event) is dict else None
+                                if (
+                                    expected is not ANY_NAME
+                                    or type(kind) is not str
+                                    or kind not in PLAIN_TYPES
+                                ):
+                                    # Not read above, or not plain: `decode_event` decides.
+                                    event = None
+                            if event is None:
+                                event_name = event_type.decode("utf-8", "replace") or UNNAMED
+                                event = decode_event(
+                                    ServerSentEvent(event_name, text.decode("utf-8", "replace")),
+                                    number + 1,
+                                )
+                        elif event_type in DECODED_NAMES:  # `ping`, `error`: whatever the data
+                            event = decode_event(
+                                ServerSentEvent(
+                                    event_type.decode(), text.decode("utf-8", "replace")
+                                ),
+                                number + 1,
+                            )
+                        # Any other name is not an API event: skipped, its data unread.
+                        if event is not None:
+                            number += 1
+                            yield event
+                        data = []
+                    event_type = b""
+                    continue
+                name, _, value = line.partition(b" ")  # as in `iter_sse`
+                if name == b"data:":
+                    data.append(value)
+                elif name == b"event:":
+                    event_type = value
+                else:  # `id`, `retry`, comments change no event; a field without its space might
+                    field, text_value = parse_field(line.decode("utf-8", "replace"))
+                    if field == "data":
+                        data.append(text_value.encode())
+                    elif field == "event":
+                        event_type = text_value.encode()
+            # An event goes on after this batch: its data so far must fit, as in `iter_sse`.
+            if data:
+                if data is not self._counted:
+                    self._counted, self._counted_lines = data, 0
+                    self._counted_bytes = self._grouped = 0
+                if self._counted_lines < len(data):
+                    text = b"\n".join(data[self._counted_lines :])
+                    self._counted_bytes += (
+                        len(text) if text.isascii() else _decoded_length(text)
+                    ) + 1
+                    self._counted_lines = len(data)
+                    if self._counted_bytes > limit:
+                        raise too_large(limit)
+                    if self._counted_lines - self._grouped >= LINES_PER_GROUP:
+                        data[self._grouped :] = [b"\n".join(data[self._grouped :])]
+                        self._grouped = self._counted_lines = len(data)
+        finally:
+            self._event_type, self._data, self._number = event_type, data, number
+
+
 def iter_events(
     chunks: Iterable[bytes], *, strict: bool = False, max_event_bytes: int | None = MAX_EVENT_BYTES
 ) -> Iterator[Any]:
     """`events.iter_events`: the same Messages API events (dicts), numbered the
     same way in errors, and the same errors (`SSEDecodeError`, `SizeLimitError`,
-    `EventDataError`), faster.
+    `EventDataError`), faster: every chunk fed to a `FastEventDecoder`.
 
-    The loop of `iter_sse` on lines that are still bytes: a plain event (named
-    by one of the API's names but `ping` and `error`, or unnamed, with data that
-    jiter reads as an object whose `type` is that name) goes from its lines to
-    its value directly. An unknown name is skipped without reading its data.
-    Every other event is decoded and handed to `decode_event`.
+        >>> list(iter_events([b'data: {"type": "message_stop"}\\n\\n']))
+        [{'type': 'message_stop'}]
     """
-    lines = FastLineDecoder(strict=strict, max_line_bytes=max_event_bytes)
-    limit = size_limit(max_event_bytes)
-    # Decoded, data may grow up to 3 times (an invalid byte becomes U+FFFD, 3 bytes):
-    # data shorter than this fits whatever it holds, and needs no counting.
-    may_not_fit = -(-limit // 3)
-    data: list[bytes]
-    event_type, data, number = b"", [], 0
-    counted, counted_lines, counted_bytes, grouped = None, 0, 0, 0  # as in `iter_sse`
-    for batch in lines.feed_all(chunks, decode=False):
-        for line in batch:
-            if not line:  # dispatch, as in `iter_sse`
-                if data:
-                    text, event = b"\n".join(data), None
-                    # Sizes are those of the lines decoded, as `iter_sse` sees them.
-                    if len(text) >= may_not_fit and _decoded_length(text) + 1 > limit:
-                        raise too_large(limit)
-                    if event_type in PLAIN_NAMES:
-                        expected = PLAIN_NAMES[event_type]
-                        # A try, not contextlib.suppress: this is the speed path.
-                        try:  # noqa: SIM105
-                            event = jiter.from_json(text)  # as `load_json` reads it
-                        except ValueError:  # also bytes that are not UTF-8
-                            pass
-                        if type(event) is not dict or event.get("type") != expected:
-                            kind = event.get("type") if type(event) is dict else None
-                            if (
-                                expected is not ANY_NAME
-                                or type(kind) is not str
-                                or kind not in PLAIN_TYPES
-                            ):
-                                event = None  # not read above, or not plain: `decode_event` decides
-                        if event is None:
-                            name = event_type.decode("utf-8", "replace") or UNNAMED
-                            event = decode_event(
-                                ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1
-                            )
-                    elif event_type in DECODED_NAMES:  # `ping`, `error`: whatever the data
-                        name = event_type.decode()
-                        event = decode_event(
-                            ServerSentEvent(name, text.decode("utf-8", "replace")), number + 1
-                        )
-                    # Any other name is not an API event: skipped, its data unread.
-                    if event is not None:
-                        number += 1
-                        yield event
-                    data = []
-                event_type = b""
-                continue
-            name, _, value = line.partition(b" ")  # as in `iter_sse`
-            if name == b"data:":
-                data.append(value)
-            elif name == b"event:":
-                event_type = value
-            else:  # `id`, `retry`, comments change no API event; a field without its space might
-                field, text_value = parse_field(line.decode("utf-8", "replace"))
-                if field == "data":
-                    data.append(text_value.encode())
-                elif field == "event":
-                    event_type = text_value.encode()
-        if data:  # an event goes on after this batch: its data so far must fit, as in `iter_sse`
-            if data is not counted:
-                counted, counted_lines, counted_bytes, grouped = data, 0, 0, 0
-            if counted_lines < len(data):
-                text = b"\n".join(data[counted_lines:])
-                counted_bytes += (len(text) if text.isascii() else _decoded_length(text)) + 1
-                counted_lines = len(data)
-                if counted_bytes > limit:
-                    raise too_large(limit)
-                if counted_lines - grouped >= LINES_PER_GROUP:
-                    data[grouped:] = [b"\n".join(data[grouped:])]
-                    grouped = counted_lines = len(data)
+    decoder = FastEventDecoder(strict=strict, max_event_bytes=max_event_bytes)
+    for chunk in chunks:
+        yield from decoder.feed(chunk)
+    yield from decoder.flush()
 
 
 def _decoded_length(raw: bytes) -> int:

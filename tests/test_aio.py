@@ -10,7 +10,7 @@ from anthropic import AsyncAnthropic
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streaming_lib import StreamError, accumulate, iter_events
+from streaming_lib import StreamError, accumulate, decode_event, fast, iter_events
 from streaming_lib.aio import aaccumulate, aiter_events
 from streaming_lib.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
 from streaming_lib.sdk import MODEL
@@ -93,6 +93,22 @@ def test_bad_data_midway_comes_after_every_event_before_it_as_in_the_sync_pipeli
     items, error = run(lambda: stepped(aiter_events(trickle(chunked(raw, 7)))))
     assert (items, error) == run(lambda: iter_events([raw]))
     assert len(items) == 5 and error[0].__name__ == "EventDataError" and error[2] == 6
+
+
+def test_the_async_pipeline_reads_plain_events_the_fast_way_as_the_sync_one_does(monkeypatch):
+    decoded = []  # the numbers of the events handed to the plain `decode_event`
+
+    def counting(event, number):
+        decoded.append(number)
+        return decode_event(event, number)
+
+    monkeypatch.setattr(fast, "decode_event", counting)
+    raw = read_fixture()
+    sync = accumulate(chunked(raw, 7))
+    sync_decoded, decoded[:] = list(decoded), []
+    assert asyncio.run(aaccumulate(trickle(chunked(raw, 7)))) == sync
+    assert decoded == sync_decoded  # the same few (ping, error), not every event
+    assert len(decoded) < raw.count(b"\n\n") // 4
 
 
 @pytest.mark.parametrize("size", [1, 7, None])

@@ -63,6 +63,19 @@ def test_slope_is_one_for_linear_and_two_for_quadratic_times():
     assert timing.slope(sizes, [3 * s * s for s in sizes]) == pytest.approx(2)
 
 
+def test_a_mixed_stream_is_about_the_asked_size_with_a_thinking_a_text_and_a_tool_block():
+    raw = streams.mixed_stream(64 * 1024)
+    assert 0.9 * 64 * 1024 < len(raw) <= 1.05 * 64 * 1024
+    message = accumulate(raw)
+    assert [block["type"] for block in message["content"]] == ["thinking", "text", "tool_use"]
+    assert message["content"][2]["input"]["path"] == "records.py"
+
+
+def test_a_paired_ratio_is_the_median_of_the_turn_by_turn_ratios():
+    assert timing.paired_ratio([3.0, 2.0, 50.0], [1.0, 1.0, 1.0]) == 3.0
+    assert timing.paired_ratio([1.0, 4.0], [1.0, 2.0]) == 1.5
+
+
 def test_interleaved_best_runs_each_contender_its_own_number_of_times():
     calls = []
     best = timing.interleaved_best(
@@ -90,16 +103,23 @@ def test_every_benchmark_fills_its_rows(results):
         for row in results["frontends"]["rows"]
     )
     assert [(row["stream"], row["size"]) for row in results["overhead"]["rows"]] == [
-        (kind, size) for kind in ("text", "tool") for size in TINY.overhead_sizes
+        (kind, size) for kind in ("text", "tool", "mixed") for size in TINY.overhead_sizes
     ]
-    assert all(row["accumulate_peak_bytes"] > 0 for row in results["overhead"]["rows"])
+    assert all(
+        row["accumulate_peak_bytes"] > 0
+        and row["aaccumulate_s"] > 0
+        and row["snapshots_ratio"] > 0
+        for row in results["overhead"]["rows"]
+    )
 
 
 def test_the_lower_bound_reads_the_text_and_tool_input_that_accumulate_builds():
-    for raw in (streams.text_stream(4096), streams.tool_stream(4096)):
+    for raw in (streams.text_stream(4096), streams.tool_stream(4096), streams.mixed_stream(8192)):
         message = accumulate(raw)
         pieces = overhead.lower_bound([raw[i : i + 7] for i in range(0, len(raw), 7)])
-        text = "".join(block.get("text", "") for block in message["content"])
+        text = "".join(
+            block.get("text") or block.get("thinking") or "" for block in message["content"]
+        )
         assert pieces.startswith(text)
         tools = [block["input"] for block in message["content"] if block["type"] == "tool_use"]
         assert not tools or [json.loads(pieces[len(text) :])] == tools
@@ -122,9 +142,9 @@ def test_the_table_shows_every_benchmark_and_every_target_with_a_mark(results):
         "Targets",
     ):
         assert title in report
-    assert len(results["targets"]) == 14
+    assert len(results["targets"]) == 16
     assert all(target["passed"] in (True, False) for target in results["targets"])
-    assert report.count("✔") + report.count("✘") == 14
+    assert report.count("✔") + report.count("✘") == 16
 
 
 def test_an_sdk_run_over_budget_is_extrapolated_and_says_so():
