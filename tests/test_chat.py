@@ -21,8 +21,8 @@ from starlette.testclient import TestClient
 from streaming_lib.aio import aaccumulate
 from streaming_lib.chat import ChatServer, ThreadedServer, build_app
 from streaming_lib.chat.app import MAX_BODY_BYTES, MAX_PROMPT_CHARS, WRITE_FILE
-from streaming_lib.fixtures import FIXTURES_DIR, read_fixture
-from streaming_lib.server import split_events
+from streaming_lib.lab.server import split_events
+from streaming_lib.tools.fixtures import FIXTURES_DIR, read_fixture
 
 FAKE_KEY = "sk-ant-api03-FAKE-KEY-never-shown-0123456789"
 PROMPT = {"prompt": "Fix the bug in calc.py"}

@@ -18,9 +18,9 @@ from test_stepper_browser import CHROMIUM, CHROMIUM_ARGS, missing
 from streaming_lib.accumulator import MessageAccumulator
 from streaming_lib.chat import ChatServer, ThreadedServer
 from streaming_lib.events import iter_events
-from streaming_lib.fixtures import FIXTURES_DIR, chunked, read_fixture
-from streaming_lib.server import plan_body
+from streaming_lib.lab.server import plan_body
 from streaming_lib.sse import iter_sse
+from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, read_fixture
 
 pytestmark = pytest.mark.browser
 

@@ -6,7 +6,7 @@
 The relay calls `POST {upstream}/v1/messages` with `"stream": true` and hands
 the response body on, chunk by chunk, untouched: the page parses it itself
 (static/chat.js, with the rules of notebooks 01-03). The upstream is the local
-replay server (`streaming_lib.server.ReplayServer`) unless an API key is given,
+replay server (`streaming_lib.lab.server.ReplayServer`) unless an API key is given,
 then the real API. The key goes upstream in `x-api-key` and nowhere else: the
 page talks only to this app, and no upstream header comes back to it.
 
