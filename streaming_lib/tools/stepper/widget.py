@@ -26,7 +26,6 @@ Deliberately not handled here: computing frames (`frames.py`), drawing them (`ht
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +39,7 @@ from .html import (
     SPEEDS,
     ByteTokens,
     chosen_panels,
+    heading_html,
     plan_label,
     render_panels,
     static_fragment,
@@ -162,12 +162,7 @@ class StreamStepper(widgets.VBox):
             ],
         )
         self.panels = widgets.HTML()
-        heading = widgets.HTML(
-            '<div style="font-size: 16px; font-weight: 600">'
-            f'{say["title"]} · {escape(self.name)} <span style="font-weight: 400; '
-            'color: var(--jp-content-font-color2, #57606a)">'
-            f"{say['heading_bytes'].format(count=len(self.raw))}</span></div>"
-        )
+        heading = widgets.HTML(heading_html(self.name, len(self.raw), lang))
         self._controls = widgets.HBox(
             [self.play, self.back, self.slider, self.ahead], layout=widgets.Layout(width="100%")
         )
