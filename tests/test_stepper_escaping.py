@@ -9,6 +9,7 @@ panel shows it, character for character, as text.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from html.parser import HTMLParser
@@ -27,72 +28,41 @@ from streaming_lib.tools.stepper.html import (
     render_strings,
     static_page,
 )
+from tests.test_accumulator import START as ACCUMULATOR_START
+from tests.test_accumulator import block_start, delta, message_delta, stop
 
 HOSTILE = '<script>alert("&amp;")</script>'
-QUOTED = json.dumps(HOSTILE)  # as a JSON string: "<script>alert(\"&amp;\")</script>"
 
 
 def event(name: str, data: dict) -> bytes:
     return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-MESSAGE = {
-    "id": "msg_1",
-    "type": "message",
-    "role": "assistant",
-    "model": "m",
-    "content": [],
-    "stop_reason": None,
-    "stop_sequence": None,
-    "usage": {"input_tokens": 1, "output_tokens": 1, HOSTILE: 2},
-}
-TOOL_START = {"type": "tool_use", "id": "toolu_1", "name": HOSTILE, "input": {}}
-TOOL_INPUT = json.dumps({"q": HOSTILE})
+def events(*datas: dict) -> bytes:  # each event named after its data's type
+    return b"".join(event(data["type"], data) for data in datas)
+
+
+START = copy.deepcopy(ACCUMULATOR_START)
+START["message"]["usage"][HOSTILE] = 2
+TOOL = {"type": "tool_use", "id": "toolu_1", "name": HOSTILE, "input": {}}
 COMPLETE = b"".join(
     [
         f": {HOSTILE}\nid: {HOSTILE}\n".encode(),
-        event("message_start", {"type": "message_start", "message": MESSAGE}),
+        events(START),
         event(HOSTILE, {"type": HOSTILE}),  # an unknown event type: shown, then skipped
-        event(
-            "content_block_start",
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}},
+        events(
+            block_start(0, {"type": "text", "text": ""}),
+            delta(0, type="text_delta", text=HOSTILE),
+            stop(0),
+            block_start(1, TOOL),
+            delta(1, type="input_json_delta", partial_json=json.dumps({"q": HOSTILE})),
+            stop(1),
+            message_delta(HOSTILE, output_tokens=2),
+            {"type": "message_stop"},
         ),
-        event(
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": HOSTILE},
-            },
-        ),
-        event("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        event(
-            "content_block_start",
-            {"type": "content_block_start", "index": 1, "content_block": TOOL_START},
-        ),
-        event(
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 1,
-                "delta": {"type": "input_json_delta", "partial_json": TOOL_INPUT},
-            },
-        ),
-        event("content_block_stop", {"type": "content_block_stop", "index": 1}),
-        event(
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": HOSTILE, "stop_sequence": None},
-                "usage": {"output_tokens": 2},
-            },
-        ),
-        event("message_stop", {"type": "message_stop"}),
     ]
 )
-FAILED = event("message_start", {"type": "message_start", "message": MESSAGE}) + event(
-    "error", {"type": "error", "error": {"type": HOSTILE, "message": HOSTILE}}
-)
+FAILED = events(START, {"type": "error", "error": {"type": HOSTILE, "message": HOSTILE}})
 # The panels that show the hostile text at some step of each stream.
 SHOWN_IN = {
     "complete": {"bytes", "lines", "sse", "events", "content", "tools", "stop"},
