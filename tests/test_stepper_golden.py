@@ -14,11 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from benchmarks.streams import text_stream, tool_stream
 from streaming_lib.tools.fixtures import FIXTURES_DIR, MAIN_FIXTURE
 from streaming_lib.tools.stepper import CHUNK_CHOICES, EVENT_BY_EVENT, compute_frames
 from streaming_lib.tools.stepper.frames import ChunkSize
@@ -45,6 +46,27 @@ OTHER_FIXTURES = (
     "two_tools",
 )
 OTHER_SIZES: tuple[ChunkSize, ...] = (1, 7, EVENT_BY_EVENT)
+
+
+def long_stream(make: Callable[[int], bytes], size: int) -> bytes:
+    """A stream long enough for every panel's bound: more than BYTES_SHOWN bytes and
+    EVENTS_SHOWN events, a text, a line and an event's data longer than TEXT_SHOWN, more
+    than LINES_SHOWN data lines in one event (a ping after the first event)."""
+    raw = make(size)
+    first = raw.index(b"\n\n") + 2
+    ping = (
+        b"event: ping\ndata: {\n"
+        + b"data: \n" * 60
+        + b'data: "type": "ping", "pad": "'
+        + b"y" * 1_200
+        + b'"}\n\n'
+    )
+    return raw[:first] + b": " + b"x" * 1_500 + b"\n" + ping + raw[first:]
+
+
+# Long streams, at a few chunk sizes (each frame of them costs more).
+LONG = {"long_text": long_stream(text_stream, 14_000), "long_tool": long_stream(tool_stream, 1_500)}
+LONG_SIZES: tuple[ChunkSize, ...] = (64, EVENT_BY_EVENT)
 
 
 def normalised(html: str) -> str:
@@ -83,6 +105,11 @@ def cases() -> dict[str, tuple[str, ...]]:
         for size in OTHER_SIZES:
             found[f"{name}/en/{size}/panels"] = (name, str(size), "en", "panels")
             found[f"{name}/en/{size}/page"] = (name, str(size), "en", "page")
+    for name in LONG:
+        for size in LONG_SIZES:
+            found[f"{name}/en/{size}/panels"] = (name, str(size), "en", "panels")
+            found[f"{name}/en/{size}/page"] = (name, str(size), "en", "page")
+    found["long_text/zh/64/panels"] = ("long_text", "64", "zh", "panels")
     found["fixture/en/choices/page"] = ("fixture", "choices", "en", "page")
     found["fixture/zh/choices/page"] = ("fixture", "choices", "zh", "page")
     found["fixture/en/7/page-some-panels"] = ("fixture", "7", "en", "some")
@@ -92,7 +119,10 @@ def cases() -> dict[str, tuple[str, ...]]:
 
 
 def render(name: str, size_text: str, lang: str, what: str) -> Iterator[str]:
-    raw = RAW if name == "fixture" else (FIXTURES_DIR / f"{name}.sse").read_bytes()
+    if name in LONG:
+        raw = LONG[name]
+    else:
+        raw = RAW if name == "fixture" else (FIXTURES_DIR / f"{name}.sse").read_bytes()
     if size_text == "choices":
         yield page_of(raw, CHUNK_CHOICES, lang)
         return
