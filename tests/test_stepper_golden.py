@@ -84,9 +84,9 @@ def digest(parts: Iterator[str]) -> str:
 
 def panels_of(raw: bytes, size: ChunkSize, lang: str) -> Iterator[str]:
     frames = compute_frames(raw, size)
-    tokens = ByteTokens(raw)
+    tokens, items = ByteTokens(raw), {}  # event items kept from step to step, as the widget does
     for frame in frames:
-        yield render_panels(tokens, frame, len(frames), len(raw), lang=lang)
+        yield render_panels(tokens, frame, len(frames), len(raw), lang=lang, items=items)
 
 
 def page_of(raw: bytes, sizes: tuple[ChunkSize, ...], lang: str, **options: object) -> str:

@@ -442,22 +442,40 @@ def render_panels(
     total: int,
     panels: Sequence[str] | None = None,
     lang: str = "en",
+    items: dict[int, str] | None = None,
 ) -> str:
     """The panels of one frame, filled (the widget's HTML): `tokens` from `byte_tokens(raw)`
     or `ByteTokens(raw)`, `steps` the number of frames, `total` the stream's size in bytes,
     `panels` the names of the panels to show (all for None; see `chosen_panels`), `lang` the
-    language of the labels ("en" or "zh")."""
+    language of the labels ("en" or "zh"). `items`: a dict the caller keeps for one stream
+    and language, where event items are kept from one step to the next (event i's item is
+    the same at every step and every chunk size); it holds a few windows of them at most."""
     slots = render_strings(frame, lang)
     count = len(frame.events)
-    items = {
-        i: event_item_html(i + 1, frame.events[i], lang)
-        for i in range(max(0, count - EVENTS_SHOWN), count)
-    }
+    if items is None:
+        items = {}
+    elif len(items) > 4 * EVENTS_SHOWN:  # bounded: start again from the window shown
+        items.clear()
+    for i in range(max(0, count - EVENTS_SHOWN), count):
+        if i not in items:
+            items[i] = event_item_html(i + 1, frame.events[i], lang)
     slots["events"] = events_html(items, count, frame.new_events, lang)
     slots["status"] = status_html(frame, steps, total, lang)
     slots["bytes"] = bytes_html(tokens, frame, lang)
     slots["pending"] = pending_html(tokens, frame, lang)
-    return str(LAYOUT_MACROS.root(Markup(layout(slots, panels, lang))))
+    parts = _skeleton(None if panels is None else tuple(panels), lang)
+    return "".join(slots.get(part[1:-1], "") if part[:1] == "\0" else part for part in parts)
+
+
+@cache
+def _skeleton(panels: tuple[str, ...] | None, lang: str) -> tuple[str, ...]:
+    """The widget's HTML around its slots, drawn once per choice of panels and language:
+    its pieces, each slot a "\0name\0" piece for `render_panels` to fill."""
+    marks = {
+        name: f"\0{name}\0" for name in (*STRING_SLOTS, "events", "status", "bytes", "pending")
+    }
+    html = str(LAYOUT_MACROS.root(Markup(layout(marks, panels, lang))))
+    return tuple(part for part in re.split(r"(\0\w+\0)", html) if part)
 
 
 # -- the static page ------------------------------------------------------------------

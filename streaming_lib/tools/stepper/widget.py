@@ -120,6 +120,7 @@ class StreamStepper(widgets.VBox):
         self.panel_names = None if panels is None else tuple(panels)
         self.static_fallback = static_fallback
         self._tokens = ByteTokens(self.raw)  # the bytes panel's HTML, made for the bytes shown
+        self._event_items: dict[int, str] = {}  # the events panel's items, kept between steps
         self._frames_by_size: dict[ChunkSize, Frames] = {}  # made once per chunk size
         self._redrawing = True  # no redraw while the controls are being set up or re-ranged
 
@@ -264,6 +265,7 @@ class StreamStepper(widgets.VBox):
             len(self.raw),
             self.panel_names,
             self.lang,
+            self._event_items,
         )
 
     # -- without a kernel -----------------------------------------------------------------
