@@ -19,9 +19,10 @@ Around it, imported only when asked for (`import streaming_lib` loads neither):
              nginx in front of them, the record command, the wire's constants
     tools/   the fixtures, the real `anthropic` SDK as referee (`tools/sdk.py`),
              the front ends (`trace`, the stepper) and the exercises' progress
+    chat/    the chat page and its relay (notebook 07)
 
-The old paths of the moved modules (`streaming_lib.server`, `streaming_lib.fixtures`,
-`streaming_lib.sdk`, `streaming_lib.stepper`, ...) still work: each is the moved module.
+Each module has one path: `streaming_lib.lab.server`, `streaming_lib.tools.fixtures`,
+`streaming_lib.tools.stepper`, ... (`python -m streaming_lib --help` lists the commands).
 """
 
 from .accumulator import MessageAccumulator, accumulate

@@ -39,11 +39,16 @@ def port_number(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m streaming_lib", description="Tools of the streaming course."
+        prog="python -m streaming_lib",
+        description="Tools of the streaming course.",
+        epilog="`python -m streaming_lib COMMAND --help` tells a command's options.",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    # One line per command in --help: each help fits beside its name in 80 columns.
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", title="commands"
+    )
 
-    trace = commands.add_parser("trace", help="decode a stream and print one row per event")
+    trace = commands.add_parser("trace", help="decode a stream, print one row per event")
     trace.add_argument(
         "file",
         nargs="?",
@@ -66,9 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # serve and record: an option left out is not passed on, so its default is
     # the one in lab/server.py / lab/record.py (imported only when the command runs).
-    serve = commands.add_parser(
-        "serve", help="replay a stream as a local Messages API on 127.0.0.1"
-    )
+    serve = commands.add_parser("serve", help="replay a stream as a Messages API on 127.0.0.1")
     serve.add_argument(
         "--fixture",
         default="fixture",
@@ -91,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     record = commands.add_parser(
-        "record", help="save the raw bytes of one real API stream (needs ANTHROPIC_API_KEY)"
+        "record", help="save one real API stream's bytes (needs ANTHROPIC_API_KEY)"
     )
     record.add_argument(
         "--out", type=Path, required=True, metavar="FILE", help="where to write the stream's bytes"
@@ -103,9 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--prompt", default=argparse.SUPPRESS, help="the user message (default: a short question)"
     )
 
-    progress = commands.add_parser(
-        "progress", help="run every exercise's checks and show how far you are"
-    )
+    progress = commands.add_parser("progress", help="run the exercises' checks: how far you are")
     progress.add_argument(
         "names",
         nargs="*",
@@ -127,9 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
         "in Chinese (default: en, or zh when --dir is a folder named zh)",
     )
 
-    chat = commands.add_parser(
-        "chat", help="serve the chat page and its relay to the Messages API on 127.0.0.1"
-    )
+    chat = commands.add_parser("chat", help="serve the chat page and its relay on 127.0.0.1")
     chat.add_argument(
         "--port",
         type=port_number,

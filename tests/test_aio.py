@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from streaming_lib import StreamError, accumulate, decode_event, fast, iter_events
 from streaming_lib.aio import aaccumulate, aiter_events
-from streaming_lib.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
-from streaming_lib.sdk import MODEL
-from streaming_lib.server import ReplayServer
+from streaming_lib.lab.server import ReplayServer
+from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
+from streaming_lib.tools.sdk import MODEL
 from tests.test_fast_paths import api_streams, limits, run
 
 GATEWAY = FIXTURES_DIR.parent / "tests" / "data" / "gateway"
@@ -175,7 +175,7 @@ async def sdk_over_http(url):
     [n for n in fixture_names() if outcome(lambda n=n: accumulate(read_fixture(n)))[1] is None],
 )
 def test_the_real_async_client_and_ours_agree_over_http_on_every_fixture_we_finish(name):
-    from streaming_lib.sdk import compare_messages
+    from streaming_lib.tools.sdk import compare_messages
 
     with ReplayServer(name, pace=0) as server:
         ours = asyncio.run(ours_over_http(server.url))

@@ -34,9 +34,9 @@ from streaming_lib import (
     sse,
 )
 from streaming_lib.fast import FastLineDecoder, FastPartialJSONParser
-from streaming_lib.fixtures import chunked
 from streaming_lib.partial_json import PartialJSONError, PartialJSONParser
 from streaming_lib.partial_json_strings import read_string
+from streaming_lib.tools.fixtures import chunked
 
 # Pieces of a stream: every kind of line, every line ending, and bytes that
 # break UTF-8 or sit on either side of a character boundary.

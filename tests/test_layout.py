@@ -1,11 +1,17 @@
-"""Every module path that ever existed still works: a moved module keeps its old name.
+"""One path per module: the pipeline at the top, the lab and the tools below it, no aliases.
 
-The lab moved to `streaming_lib.lab`, the tools to `streaming_lib.tools`; code
-outside the project still imports, monkeypatches and runs (`python -m`) the old
-paths, and must reach the very same module, not a second copy of it.
+Every module has the one name its file gives it; no module stands in for another
+(no `sys.modules` alias). Every import a notebook, an exercise, a solution or a
+document shows resolves, and so does every `streaming_lib.…` name they mention.
 """
 
+import argparse
+import ast
 import importlib
+import importlib.util
+import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,55 +21,152 @@ import pytest
 import streaming_lib
 
 REPO = Path(__file__).resolve().parent.parent
-MOVED = {
-    "streaming_lib.server": "streaming_lib.lab.server",
-    "streaming_lib.network": "streaming_lib.lab.network",
-    "streaming_lib.proxy_lab": "streaming_lib.lab.proxy_lab",
-    "streaming_lib.record": "streaming_lib.lab.record",
-    "streaming_lib.trace": "streaming_lib.tools.trace",
-    "streaming_lib.fixtures": "streaming_lib.tools.fixtures",
-    "streaming_lib.sdk": "streaming_lib.tools.sdk",
-    "streaming_lib.stepper": "streaming_lib.tools.stepper",
-    "streaming_lib.stepper.frames": "streaming_lib.tools.stepper.frames",
-    "streaming_lib.stepper.html": "streaming_lib.tools.stepper.html",
-    "streaming_lib.stepper.widget": "streaming_lib.tools.stepper.widget",
-}
+PACKAGE = Path(streaming_lib.__file__).parent
 PIPELINE = ["lines", "sse", "events", "accumulator", "partial_json", "tool_calls", "errors"]
+# The top of the package: the pipeline, its async face and speed paths, the command line.
+TOP_MODULES = {
+    *PIPELINE,
+    "__init__",
+    "__main__",
+    "aio",
+    "fast",
+    "partial_json_strings",
+}
+SUBPACKAGES = {"chat", "lab", "tools"}
+
+# What a learner or a reader sees: notebooks (both editions), exercises, solutions, docs.
+NOTEBOOKS = sorted(
+    path
+    for folder in ("notebooks", "solutions", "exercises")
+    for path in (REPO / folder).rglob("*.ipynb")
+    if ".ipynb_checkpoints" not in path.parts
+)
+DOCS = sorted(
+    [
+        *REPO.glob("*.md"),
+        *(REPO / "teaching").rglob("*.md"),
+        *(REPO / "fixtures").glob("*.md"),
+        *(REPO / "benchmarks").glob("*.md"),
+        *(REPO / "i18n").rglob("*.yml"),
+    ]
+)
+MENTION = re.compile(r"\bstreaming_lib(?:\.[A-Za-z_][A-Za-z_0-9]*)+")
 
 
-@pytest.mark.parametrize(("old", "new"), MOVED.items(), ids=MOVED)
-def test_an_old_module_path_is_the_same_module_as_the_new_one(old, new):
-    assert importlib.import_module(old) is importlib.import_module(new)
+def package_sources() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
 
 
-def test_a_moved_module_is_loaded_once_whichever_path_comes_first():
-    # A fresh interpreter: the old paths first, so no alias can lean on an earlier import.
-    code = (
-        "import sys\n"
-        "from streaming_lib.stepper.html import render_panels\n"
-        "from streaming_lib.server import ReplayServer\n"
-        "import streaming_lib.tools.stepper.html as html, streaming_lib.lab.server as server\n"
-        "assert render_panels is html.render_panels and ReplayServer is server.ReplayServer\n"
-        "# each module object once\n"
-        "modules = {id(m): m for m in list(sys.modules.values())}.values()\n"
-        "files = [m.__file__ for m in modules if getattr(m, '__file__', None)]\n"
-        "assert len(files) == len(set(files)), 'a module was loaded twice'\n"
-    )
-    subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True)
+def code_of(notebook: Path) -> list[str]:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"]
 
 
-def test_python_dash_m_runs_a_moved_module_by_its_old_and_its_new_path():
-    for name in ("streaming_lib.sdk", "streaming_lib.tools.sdk"):
-        done = subprocess.run(
-            [sys.executable, "-m", name, "--help"], cwd=REPO, capture_output=True, text=True
+def imports_in(code: str) -> list[tuple[str, str | None]]:
+    """Each (module, name) a piece of Python imports from streaming_lib (name None for
+    `import module`); IPython's magics and shell lines are left out."""
+    lines = [line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:  # an exercise's blank to fill in: read its import lines alone
+        tree = ast.parse(
+            "\n".join(line for line in lines if re.match(r"(from|import) streaming_lib", line))
         )
-        assert done.returncode == 0, done.stderr
-        assert "regenerate" in done.stdout
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found += [(node.module, alias.name) for alias in node.names]
+    return [(module, name) for module, name in found if module.split(".")[0] == "streaming_lib"]
+
+
+def resolves(dotted: str) -> bool:
+    """Whether `dotted` ("streaming_lib.tools.sdk.compare_messages") names a module, or
+    an attribute of the longest module it starts with."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        module_name = ".".join(parts[:cut])
+        if not can_find_spec(module_name):
+            continue
+        value: object = importlib.import_module(module_name)
+        for attribute in parts[cut:]:
+            if not hasattr(value, attribute):
+                return False
+            value = getattr(value, attribute)
+        return True
+    return False
+
+
+def can_find_spec(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # a parent that is not a package
+        return False
+
+
+def test_the_top_of_the_package_holds_only_the_pipeline_and_its_three_subpackages():
+    modules = {path.stem for path in PACKAGE.glob("*.py")}
+    folders = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()}
+    assert modules == TOP_MODULES
+    assert folders == SUBPACKAGES
 
 
 @pytest.mark.parametrize("name", PIPELINE)
 def test_the_pipeline_modules_sit_at_the_top_of_the_package(name):
-    assert (Path(streaming_lib.__file__).parent / f"{name}.py").is_file()
+    assert (PACKAGE / f"{name}.py").is_file()
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        "server",
+        "network",
+        "proxy_lab",
+        "record",
+        "sdk",
+        "trace",
+        "fixtures",
+        "stepper",
+    ],
+)
+def test_a_moved_module_has_no_second_path_at_the_top(old):
+    assert not can_find_spec(f"streaming_lib.{old}")
+    assert not hasattr(importlib.import_module("streaming_lib"), old)
+
+
+@pytest.mark.parametrize(
+    "source", package_sources(), ids=lambda path: str(path.relative_to(PACKAGE))
+)
+def test_no_module_of_the_package_stands_in_for_another(source):
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            assert ast.unparse(node.value) != "sys.modules", f"{source}:{node.lineno}"
+
+
+def test_the_package_exports_only_the_pipeline():
+    for name in streaming_lib.__all__:
+        home = getattr(streaming_lib, name).__module__
+        assert home.split(".")[1] in TOP_MODULES, (name, home)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: str(path.relative_to(REPO)))
+def test_every_import_of_a_notebook_resolves(notebook):
+    for code in code_of(notebook):
+        for module, name in imports_in(code):
+            assert can_find_spec(module), f"{notebook.name}: no module {module}"
+            if name is not None:
+                assert resolves(f"{module}.{name}"), f"{notebook.name}: {module} has no {name}"
+
+
+@pytest.mark.parametrize(
+    "document", [*DOCS, *NOTEBOOKS], ids=lambda path: str(path.relative_to(REPO))
+)
+def test_every_streaming_lib_name_a_document_mentions_resolves(document):
+    text = document.read_text(encoding="utf-8")
+    unknown = sorted({name for name in MENTION.findall(text) if not resolves(name)})
+    assert not unknown, f"{document.relative_to(REPO)} mentions {unknown}"
 
 
 def test_importing_the_pipeline_loads_neither_the_lab_nor_the_tools():
@@ -74,3 +177,29 @@ def test_importing_the_pipeline_loads_neither_the_lab_nor_the_tools():
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True)
+
+
+def test_the_command_line_help_lists_every_command_on_one_line_each():
+    from streaming_lib.__main__ import build_parser
+
+    (commands,) = [
+        action
+        for action in build_parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    ]
+    names = list(commands.choices)
+    done = subprocess.run(
+        [sys.executable, "-m", "streaming_lib", "--help"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    for name in names:
+        (line,) = [line for line in lines if line.split()[:1] == [name]]
+        at = lines.index(line)
+        assert len(line.split()) > 2, f"{name} has no help on its line"
+        follower = lines[at + 1] if at + 1 < len(lines) else ""
+        assert follower.split()[:1] in ([], *([other] for other in names)), follower

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from streaming_lib import sdk
+from streaming_lib.tools import sdk
 from streaming_lib.tools.fixtures import read_fixture
 from streaming_lib.tools.sdk import regenerate, verdict_text, write_atomically
 

@@ -382,6 +382,17 @@ def test_every_panel_shows_a_bounded_window_and_says_how_much_came_before():
     assert html.escape(text[-stepper_html.TEXT_SHOWN :]) in panels.replace("<wbr>", "")
 
 
+def test_event_items_kept_between_steps_draw_the_same_panels_and_stay_a_few_windows():
+    raw = text_stream(96 * 1024)  # some 800 events
+    lazy = compute_frames(raw, "event")
+    tokens, items = ByteTokens(raw), {}
+    steps = [*range(0, len(lazy), 7), len(lazy) - 1, 3, len(lazy) // 2]  # forward, then back
+    for step in steps:
+        kept = render_panels(tokens, lazy[step], len(lazy), len(raw), items=items)
+        assert kept == render_panels(tokens, lazy[step], len(lazy), len(raw)), step
+        assert len(items) <= 5 * stepper_html.EVENTS_SHOWN
+
+
 def test_a_page_with_more_steps_than_it_holds_keeps_evenly_spaced_ones_and_says_so(monkeypatch):
     monkeypatch.setattr(stepper_html, "PAGE_FRAMES", 20)
     lazy = compute_frames(RAW, 7)

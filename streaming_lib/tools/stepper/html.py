@@ -5,9 +5,15 @@ The widget (`widget.py`) redraws the panels with `render_panels` at every step.
 beside a plain JavaScript range slider: one self-contained file (no external
 script, no CDN) that still works where no kernel runs (nbviewer, a course site).
 
-Everything that came from the stream is escaped with `html.escape`. A byte is
-shown as itself if it is printable ASCII and as an escape otherwise (`\\n`,
-`\\r`, `\\xe5`), so the bytes panel shows exactly what crossed the network:
+The markup is in `templates/` (Jinja2, autoescaping): one macro per panel in
+`panels.html`, the frame around them in `layout.html`, the static page in
+`page.html`, a byte's token in `tokens.html`. This module computes what they show.
+Any value a template writes is escaped (as `html.escape` does) unless it is
+marked as HTML (`Markup`): what came from the stream cannot become markup, and
+only our own words (the catalogue `i18n.STEPPER`) and HTML made by a template
+are marked. A byte is shown as itself if it is printable ASCII and as an escape
+otherwise (`\\n`, `\\r`, `\\xe5`), so the bytes panel shows exactly what crossed
+the network:
 
     >>> "".join(byte_tokens(b"a<\\n"))
     'a&lt;<span class="ss-esc">\\\\n</span>\\n'
@@ -41,9 +47,14 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
+from functools import cache, lru_cache
 from html import escape
 from pathlib import Path
 from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2.ext import Extension
+from markupsafe import Markup
 
 from ..i18n import STEPPER, verdict_words, words
 from ..utf8 import characters, unfinished_character
@@ -91,21 +102,90 @@ JUMP = 10  # the steps Shift+arrow (page) or a −10/+10 button (widget) moves
 WRAP_AFTER = ",:"
 
 
-def _breakable(html: str) -> str:
-    """Escaped text with a line-break opportunity (<wbr>) after each comma and colon."""
+def _breakable(text: str) -> Markup:
+    """`text` escaped, with a line-break opportunity (<wbr>) after each comma and colon."""
+    html = text if isinstance(text, Markup) else escape(str(text))
     for char in WRAP_AFTER:
         html = html.replace(char, char + "<wbr>")
-    return html
+    return Markup(html)
+
+
+# -- templates -------------------------------------------------------------------
+
+
+def _finalize(value: Any) -> Any:  # every {{ value }}: escaped here unless it is HTML
+    return value if hasattr(value, "__html__") else Markup(escape(str(value)))
+
+
+class _Layout(Extension):
+    """A template's line breaks and the indentation after them are for its reader only:
+    they are dropped from the template's source, so markup can be laid out on lines
+    without adding whitespace to the page (its panels keep whitespace: pre-wrap)."""
+
+    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+        return re.sub(r"\n[ \t]*", "", source)
+
+
+@cache
+def _catalogue(lang: str) -> dict[str, Markup]:
+    """The words of `i18n.STEPPER` in `lang` as HTML: our own words, which may hold markup."""
+    return {key: Markup(value) for key, value in words(STEPPER, lang).items()}
+
+
+def _bounded(text: str, keep: str) -> tuple[str, int]:
+    """At most TEXT_SHOWN characters of `text`, its start or its end (`keep`), and how
+    many are left out."""
+    hidden = max(0, len(text) - TEXT_SHOWN)
+    if not hidden:
+        return text, 0
+    return (text[:TEXT_SHOWN] if keep == "start" else text[-TEXT_SHOWN:]), hidden
+
+
+# The panels' look, in a stylesheet beside this module.
+STYLE = _asset("stepper.css")
+
+TEMPLATES = Environment(
+    loader=FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=True,
+    finalize=_finalize,
+    extensions=[_Layout],
+    undefined=StrictUndefined,
+    keep_trailing_newline=False,
+)
+TEMPLATES.filters.update(
+    breakable=_breakable,
+    json=lambda value: json.dumps(value, ensure_ascii=False),
+    thousands=lambda count: f"{count:,}",
+    plain=str,  # catalogue words to escape like any text
+)
+TEMPLATES.globals.update(
+    words=_catalogue,
+    bounded=_bounded,
+    unfinished_character=unfinished_character,
+    verdict_words=verdict_words,
+    fields_of=lambda block: {key: value for key, value in block.items() if key != "type"},
+    LINES_SHOWN=LINES_SHOWN,
+    style=Markup(STYLE),
+)
+# Each template's macros, called by name (a macro returns Markup: HTML, a str).
+PANEL_MACROS: Any = TEMPLATES.get_template("panels.html").module
+LAYOUT_MACROS: Any = TEMPLATES.get_template("layout.html").module
+PAGE_MACROS: Any = TEMPLATES.get_template("page.html").module
+TOKEN_MACROS: Any = TEMPLATES.get_template("tokens.html").module
 
 
 def _plain_token(byte: int) -> str:
     if 0x20 <= byte < 0x7F:
-        return _breakable(escape(chr(byte)))
-    text = _ESCAPES.get(byte, f"\\x{byte:02x}")
-    return f'<span class="ss-esc">{text}</span>'
+        return str(TOKEN_MACROS.plain(chr(byte)))
+    return str(TOKEN_MACROS.escaped(_ESCAPES.get(byte, f"\\x{byte:02x}")))
 
 
 _PLAIN = [_plain_token(byte) for byte in range(256)]  # a byte's token when it carries no character
+
+
+@lru_cache(maxsize=4096)
+def _utf8_token(char: str, byte: int) -> str:  # a byte of a valid UTF-8 character
+    return str(TOKEN_MACROS.utf8(f"U+{ord(char):04X}", char, f"\\x{byte:02x}"))
 
 
 def byte_tokens(raw: bytes, start: int = 0, end: int | None = None) -> list[str]:
@@ -127,12 +207,9 @@ def byte_tokens(raw: bytes, start: int = 0, end: int | None = None) -> list[str]
         for offset, length, char in characters(run.group()):
             if char is None:
                 continue
-            title = escape(f"U+{ord(char):04X} {char}")
             first = low + run.start() + offset
             for at in range(max(first, start), min(first + length, end)):
-                tokens[at - start] = (
-                    f'<span class="ss-esc ss-u8" title="{title}">\\x{raw[at]:02x}</span>'
-                )
+                tokens[at - start] = _utf8_token(char, raw[at])
     for match in LINE_BREAK.finditer(
         raw, start, min(len(raw), end + 1)
     ):  # +1: is a CR followed by LF?
@@ -164,11 +241,7 @@ class ByteTokens(Sequence[str]):
 def _count_note(count: int, what: str, lang: str = "en") -> str:
     """ "… 1,234 earlier bytes", before a panel's window ("" for none); `what` a key of
     `i18n.STEPPER` ("bytes", "events", "lines", "data lines")."""
-    if not count:
-        return ""
-    say = words(STEPPER, lang)
-    note = say["earlier"].format(count=f"{count:,}", what=say[what])
-    return f'<span class="ss-dim">{note}</span>\n'
+    return str(PANEL_MACROS.count_note(count, what, lang))
 
 
 def bytes_html(tokens: Sequence[str], frame: Frame, lang: str = "en") -> str:
@@ -201,296 +274,88 @@ def pending_html(tokens: Sequence[str], frame: Frame, lang: str = "en") -> str:
 # -- the other panels ------------------------------------------------------------
 
 
-def _json(value: Any) -> str:
-    return _breakable(escape(json.dumps(value, ensure_ascii=False)))
-
-
 def _text(text: str, keep: str = "end", lang: str = "en") -> str:
     """A text of any length, escaped: at most TEXT_SHOWN characters of it, its `keep` ("end"
     or "start"), and a note (in `lang`) saying how many more there are."""
-    if len(text) <= TEXT_SHOWN:
-        return _breakable(escape(text))
-    say, count = words(STEPPER, lang), f"{len(text) - TEXT_SHOWN:,}"
-    if keep == "start":
-        more = say["more_chars"].format(count=count)
-        return _breakable(escape(text[:TEXT_SHOWN])) + f'<span class="ss-dim">{more}</span>'
-    earlier = say["earlier_chars"].format(count=count)
-    return f'<span class="ss-dim">{earlier}</span>' + _breakable(escape(text[-TEXT_SHOWN:]))
-
-
-def _json_text(value: Any, lang: str = "en") -> str:  # a value as JSON, with `_text`'s bound
-    return _text(json.dumps(value, ensure_ascii=False), lang=lang)
-
-
-def _list(items: Sequence[str], skipped: int, what: str, first: int = 1, lang: str = "en") -> str:
-    """An <ol> of `items` (HTML strings), the last of a list that had `skipped` more
-    before them, numbered from `first` as in the whole list."""
-    number = first + skipped
-    start = "" if number == 1 else f' start="{number}"'
-    return (
-        _count_note(skipped, what, lang) + f'<ol class="ss-list"{start}>' + "".join(items) + "</ol>"
-    )
-
-
-def _none(key: str = "none", lang: str = "en") -> str:
-    """A dim "(none)"-style note: `key` a key of `i18n.STEPPER`, in `lang`."""
-    text = words(STEPPER, lang)[key]
-    return f'<span class="ss-dim">{_parens(text, lang)}</span>'
-
-
-def _parens(text: str, lang: str) -> str:  # "(text)": full-width parentheses in Chinese
-    return f"（{text}）" if lang == "zh" else f"({text})"
-
-
-def _row(label: str, value: str) -> str:
-    return (
-        f'<div class="ss-row"><span class="ss-key">{label}</span><span '
-        f'class="ss-val">{value}</span></div>'
-    )
+    return str(PANEL_MACROS.text(text, keep, lang))
 
 
 def status_html(frame: Frame, steps: int, total: int, lang: str = "en") -> str:
     """The line above the panels: which step, which bytes (twin of the page's `status()`)."""
-    say = words(STEPPER, lang)
-    if frame.kind == "start":
-        what = say["status_start"].format(total=total)
-    elif frame.kind == "end":
-        what = say["status_end"]
-    else:
-        size = frame.end - frame.start
-        what = say["status_chunk"].format(
-            step=frame.step, start=frame.start, end=frame.end, size=size, total=total
-        )
-    step = say["status_step"].format(step=frame.step, last=steps - 1)
-    html = f'<span class="ss-step">{step}</span> {what}'
-    if frame.complete and not frame.error:
-        html += f' <span class="ss-ok">{say["status_complete"]}</span>'
-    return html
+    return str(PANEL_MACROS.status(frame, steps, total, lang))
 
 
 def error_html(frame: Frame, lang: str = "en") -> str:
     """The error that ended the stream, if any (its type and message as raised)."""
-    if not frame.error:
-        return ""
-    kind, text = escape(frame.error["type"]), escape(frame.error["message"])
-    return (
-        f'<div class="ss-error">✘ <b>{kind}</b>: {text}'
-        f'<div class="ss-note">{words(STEPPER, lang)["err_last"]}</div></div>'
-    )
+    return str(PANEL_MACROS.error(frame, lang))
 
 
 def lines_html(frame: Frame, lang: str = "en") -> str:
     """Stage 1 beyond the pending bytes themselves: a cut character, a CR at the end, the lines
-    completed."""
-    say = words(STEPPER, lang)
-    parts = []
-    have, missing = unfinished_character(frame.partial_char)
-    if have:
-        cut = say["cut_char"].format(have=len(have), size=len(have) + missing)
-        parts.append(f'<div class="ss-callout">{cut}</div>')
-    if frame.after_cr:
-        parts.append(f'<div class="ss-callout">{say["after_cr"]}</div>')
-    if frame.lines:
-        items = [
-            f'<li class="ss-new">{_line_html(line, lang)}</li>'
-            for line in frame.lines[-LINES_SHOWN:]
-        ]
-        skipped = len(frame.lines) - len(items)
-        parts.append(
-            f'<div class="ss-sub">{say["lines_out_str"]}</div>'
-            + _list(items, skipped, "lines", lang=lang)
-        )
-    else:
-        parts.append(f'<div class="ss-sub">{say["lines_out"]}</div>{_none("no_line", lang)}')
-    return "".join(parts)
-
-
-def _line_html(line: str, lang: str = "en") -> str:
-    """One decoded line, with what the SSE decoder will make of it if special."""
-    say = words(STEPPER, lang)
-    if line == "":
-        return f'<span class="ss-dim">{say["blank_line"]}</span>'
-    note = f' <span class="ss-dim">{say["comment"]}</span>' if line.startswith(":") else ""
-    return f'<span class="ss-line">{_text(line, lang=lang)}</span>{note}'
+    completed (the last LINES_SHOWN)."""
+    return str(PANEL_MACROS.lines(frame, lang))
 
 
 def sse_html(frame: Frame, lang: str = "en") -> str:
     """Stage 2: the fields of the event being built."""
-    say = words(STEPPER, lang)
-    event_type = _json(frame.event_type) + (
-        f' <span class="ss-dim">{say["as_message"]}</span>' if not frame.event_type else ""
-    )
-    if frame.data_lines:
-        items = [
-            f'<li><span class="ss-line">{_text(line, lang=lang)}</span></li>'
-            for line in frame.data_lines[-LINES_SHOWN:]
-        ]
-        skipped = len(frame.data_lines) - len(items)
-        data = _list(items, skipped, "data lines", first=0, lang=lang)
-    else:
-        data = _none("no_data", lang)
-    last_id = _none("none", lang) if frame.last_event_id is None else _json(frame.last_event_id)
-    retry = _none("none", lang) if frame.retry is None else f"{frame.retry} ms"
-    note = ""
-    if frame.kind == "end" and frame.data_lines:
-        note = f'<div class="ss-callout">{say["never_dispatched"]}</div>'
-    return (
-        _row(say["row_event_type"], event_type)
-        + _row(say["row_data_lines"], data)
-        + _row(say["row_last_id"], last_id)
-        + _row("retry", retry)  # the field's name on the wire
-        + note
-    )
+    return str(PANEL_MACROS.sse(frame, lang))
 
 
 def event_item_html(number: int, event: dict[str, Any], lang: str = "en") -> str:
     """One dispatched event (`number` counts from 1): its type, its id, its data."""
-    say = words(STEPPER, lang)
-    event_id = (
-        f' <span class="ss-dim">id {_json(event["id"])}</span>' if event["id"] is not None else ""
-    )
-    skipped = f' <span class="ss-dim">{say["skipped"]}</span>' if event["skipped"] else ""
-    classes = "ss-event ss-skipped" if event["skipped"] else "ss-event"
-    return (
-        f'<div class="{classes}"><span class="ss-num">{number}</span> '
-        f'<span class="ss-name">{escape(event["event"])}</span>{event_id}{skipped}'
-        f'<div class="ss-data">{_text(event["data"], keep="start", lang=lang)}</div></div>'
-    )
+    return str(PANEL_MACROS.event_item(number, event, lang))
 
 
 def events_html(
     items: Sequence[str] | Mapping[int, str], count: int, new: int, lang: str = "en"
 ) -> str:
     """The last EVENTS_SHOWN of the first `count` event items, the `new` last ones (this
-    step's) highlighted (twin of the page's). `items[i]` is event i's item (from 0); only
-    those shown are read."""
+    step's) highlighted (twin of the page's). `items[i]` is event i's item (from 0, HTML);
+    only those shown are read."""
     low = max(0, count - EVENTS_SHOWN)
-    old = max(low, count - new)
-    html = _count_note(low, "events", lang) + "".join(items[i] for i in range(low, old))
-    if old < count:
-        html += '<div class="ss-new">' + "".join(items[i] for i in range(old, count)) + "</div>"
-    return html
+    shown = {i: Markup(items[i]) for i in range(low, count)}
+    return str(PANEL_MACROS.events(shown, low, count, new, lang))
 
 
 def _block_html(index: int, block: Any, stopped: bool, lang: str = "en") -> str:
-    say = words(STEPPER, lang)
-    if not isinstance(block, dict):  # a message_start whose content held something else
-        return (
-            f'<div class="ss-block"><span class="ss-num">[{index}]</span> '
-            f"<code>{_json(block)}</code></div>"
-        )
-    kind = str(block.get("type", "?"))
-    state = (
-        f'<span class="ss-ok">{say["stopped"]}</span>'
-        if stopped
-        else f'<span class="ss-open">{say["open"]}</span>'
-    )
-    name = f' <span class="ss-name">{escape(str(block["name"]))}</span>' if "name" in block else ""
-    if kind in ("text", "thinking"):
-        text = _text(str(block.get(kind) or ""), lang=lang)
-        body = f'<div class="ss-text" data-empty="{_parens(say["empty"], lang)}">{text}</div>'
-    elif "input" in block:
-        body = _row("input", f"<code>{_json_text(block['input'], lang)}</code>")
-    else:
-        fields = {key: value for key, value in block.items() if key != "type"}
-        body = f"<code>{_json_text(fields, lang)}</code>"
-    head = (
-        f'<div class="ss-block-head"><span class="ss-num">[{index}]</span> '
-        f"<b>{escape(kind)}</b>{name} {state}</div>"
-    )
-    return f'<div class="ss-block">{head}{body}</div>'
+    return str(PANEL_MACROS.content_block(index, block, stopped, lang))
 
 
 def content_html(frame: Frame, lang: str = "en") -> str:
     """Stage 3: `message["content"]` as the accumulator holds it."""
-    if frame.content is None:
-        return _none("no_start", lang)
-    if not frame.content:
-        return _none("no_block", lang)
-    return "".join(
-        _block_html(index, block, index in frame.stopped, lang)
-        for index, block in enumerate(frame.content)
-    )
+    return str(PANEL_MACROS.content(frame, lang))
+
+
+# The rows of a tool block's panel: (name in the template, key of its label in i18n.STEPPER).
+TOOL_ROWS = (
+    ("buffer", "row_buffer"),
+    ("json.loads", None),  # a Python name: the same in every language
+    ("partial", "row_partial"),
+    ("at stop", "row_at_stop"),
+    ("may run", "row_may_run"),
+)
 
 
 def tool_rows(tool: dict[str, Any], lang: str = "en") -> list[tuple[str, str]]:
     """The rows of one tool block's panel, (label, HTML), labels in `lang`: its JSON buffer,
     whether `json.loads` accepts it, the partial-JSON preview, what its stop did, and
     whether the call may run, with the reason (`MessageAccumulator.tool_call_verdict`)."""
-    say = words(STEPPER, lang)
-    if tool["parses"]:
-        verdict = f'<span class="ss-ok">{say["parses"]}</span>'
-    else:
-        verdict = (
-            f'<span class="ss-bad">{say["not_json" if tool["stopped"] else "not_json_yet"]}</span>'
-        )
-    raw = _text(tool["raw"], lang=lang) if tool["raw"] else _none("empty", lang)
-    if tool["preview"] == "value":
-        preview = f"<code>{_json_text(tool['partial'], lang)}</code>"
-    elif tool["preview"] == "empty":
-        preview = _none("no_value", lang)
-    else:  # "broken: why": the parser's own message stays as it raised it
-        why = tool["preview"].removeprefix("broken: ")
-        preview = f'<span class="ss-bad">{escape(say["broken"].format(error=why))}</span>'
-    rows = [
-        (say["row_buffer"], f'<code class="ss-raw">{raw}</code>'),
-        ("json.loads", verdict),
-        (say["row_partial"], preview),
+    say = _catalogue(lang)
+    return [
+        (say[key] if key else Markup(name), PANEL_MACROS.tool_value(tool, name, lang))
+        for name, key in TOOL_ROWS
+        if name != "at stop" or (tool["stopped"] and tool["parses"])
     ]
-    if tool["stopped"] and tool["parses"]:
-        rows.append((say["row_at_stop"], say["at_stop"]))
-    answer = (
-        f'<span class="ss-ok">{say["yes"]}</span>'
-        if tool["runnable"]
-        else f'<span class="ss-bad">{say["no"]}</span>'
-    )
-    reason = verdict_words(tool["verdict"], lang)
-    rows.append((say["row_may_run"], f"{answer}{say['colon']}{escape(reason)}"))
-    return rows
 
 
 def tools_html(frame: Frame, lang: str = "en") -> str:
     """Each tool block's panel: a head (index, name), then `tool_rows`."""
-    if not frame.tools:
-        return _none("no_tool", lang)
-    return "".join(
-        '<div class="ss-block"><div class="ss-block-head"><span '
-        f'class="ss-num">[{tool["index"]}]</span> '
-        f'<span class="ss-name">{escape(str(tool["name"]))}</span></div>'
-        + "".join(_row(label, value) for label, value in tool_rows(tool, lang))
-        + "</div>"
-        for tool in frame.tools
-    )
+    return str(PANEL_MACROS.tools(frame, tool_rows, lang))
 
 
 def stop_html(frame: Frame, lang: str = "en") -> str:
     """`stop_reason` and usage: the message's last word."""
-    say = words(STEPPER, lang)
-    if frame.content is None:
-        return _none("no_start", lang)
-    stop = frame.stop_reason  # a string from the API; anything else is shown as JSON
-    reason = (
-        _none("not_decided", lang)
-        if stop is None
-        else f"<b>{escape(stop) if isinstance(stop, str) else _json(stop)}</b>"
-    )
-    usage = (
-        frame.usage
-        if isinstance(frame.usage, dict) or frame.usage is None
-        else {say["not_object"]: frame.usage}
-    )
-    usage_html = "".join(
-        f'<div><span class="ss-dim">{escape(key)}:</span> {_json(value)}</div>'
-        for key, value in (usage or {}).items()
-    )
-    done = (
-        f'<span class="ss-ok">{say["arrived"]}</span>' if frame.complete else _none("not_yet", lang)
-    )
-    return (
-        _row("stop_reason", reason)
-        + _row("message_stop", done)
-        + f'<div class="ss-sub">usage</div>{usage_html or _none("none", lang)}'
-    )
+    return str(PANEL_MACROS.stop(frame, lang))
 
 
 def render_strings(frame: Frame, lang: str = "en") -> dict[str, str]:
@@ -507,25 +372,10 @@ def render_strings(frame: Frame, lang: str = "en") -> dict[str, str]:
 
 # -- layout ------------------------------------------------------------------------
 
-# The panels' look, in a stylesheet beside this module.
-STYLE = _asset("stepper.css")
-
 
 def legend(lang: str = "en") -> str:
     """The key to the panels' marks, below them (HTML), in `lang`."""
-    say = words(STEPPER, lang)
-    return (
-        '<div class="ss-legend">'
-        f'<span><mark class="ss-chunk">&nbsp;abc&nbsp;</mark> {say["legend_chunk"]}</span>'
-        '<span><span class="ss-esc">\\n</span> <span class="ss-esc">\\xe5</span> '
-        f"{say['legend_escape']}</span>"
-        '<span><span class="ss-split"><span class="ss-esc">\\xe5</span></span> '
-        f"{say['legend_split']}</span>"
-        f'<span><span class="ss-new">&nbsp;{say["new"]}&nbsp;</span> {say["legend_new"]}</span>'
-        '<span><span class="ss-ok">✔</span>/<span class="ss-bad">✘</span> '
-        f"{say['legend_json']}</span>"
-        "</div>"
-    )
+    return str(LAYOUT_MACROS.legend(lang))
 
 
 LEGEND = legend()  # in English
@@ -569,38 +419,20 @@ def layout(slots: dict[str, str], panels: Sequence[str] | None = None, lang: str
     only the panels named in `panels` (all for None), each keeping its stage number; titles,
     subtitles and legend in `lang`."""
     shown = chosen_panels(panels)
-    say = words(STEPPER, lang)
+    say = _catalogue(lang)
+    chosen = [
+        (name, number, say[f"panel_{name}"], str(say[f"sub_{name}"]), panel_class, body_class)
+        for name, number, _, _, panel_class, body_class in PANELS
+        if name in shown
+    ]
+    filled = {name: Markup(html) for name, html in slots.items()}
+    return str(LAYOUT_MACROS.layout(filled, chosen, lang))
 
-    # What an empty slot shows (the stylesheet writes it: the page's script and the widget
-    # leave the slot empty).
-    empty = {"pending": say["empty"], "events": say["no_event"]}
 
-    def slot(name: str, classes: str = "") -> str:
-        shown = f' data-empty="{_parens(empty[name], lang)}"' if name in empty else ""
-        return f'<div class="{classes}" data-slot="{name}"{shown}>{slots.get(name, "")}</div>'
-
-    panels = []
-    for name, number, _, _, panel_class, body_class in PANELS:
-        if name not in shown:
-            continue
-        title, subtitle = say[f"panel_{name}"], say[f"sub_{name}"]
-        body = slot(name)
-        if name == "lines":  # the pending bytes first, then what the decoder says about them
-            body = (
-                f'<div class="ss-sub">{say["pending"]}</div>' + slot("pending", "ss-pending") + body
-            )
-        panels.append(
-            f'<div class="ss-panel {panel_class}"><h4><span class="ss-badge">{number}</span>{title}'
-            f'<small>{escape(subtitle)}</small></h4><div class="ss-body '
-            f'{body_class}">{body}</div></div>'
-        )
-    return (
-        f"<style>{STYLE}</style>"
-        + slot("status", "ss-status")
-        + slot("error")
-        + f'<div class="ss-grid">{"".join(panels)}</div>'
-        + legend(lang)
-    )
+def heading_html(name: str, size: int, lang: str = "en") -> str:
+    """The widget's heading (HTML): the stepper's title, the stream's `name` and its `size`
+    in bytes, in `lang`."""
+    return str(LAYOUT_MACROS.heading(name, size, lang))
 
 
 def render_panels(
@@ -610,22 +442,40 @@ def render_panels(
     total: int,
     panels: Sequence[str] | None = None,
     lang: str = "en",
+    items: dict[int, str] | None = None,
 ) -> str:
     """The panels of one frame, filled (the widget's HTML): `tokens` from `byte_tokens(raw)`
     or `ByteTokens(raw)`, `steps` the number of frames, `total` the stream's size in bytes,
     `panels` the names of the panels to show (all for None; see `chosen_panels`), `lang` the
-    language of the labels ("en" or "zh")."""
+    language of the labels ("en" or "zh"). `items`: a dict the caller keeps for one stream
+    and language, where event items are kept from one step to the next (event i's item is
+    the same at every step and every chunk size); it holds a few windows of them at most."""
     slots = render_strings(frame, lang)
     count = len(frame.events)
-    items = {
-        i: event_item_html(i + 1, frame.events[i], lang)
-        for i in range(max(0, count - EVENTS_SHOWN), count)
-    }
+    if items is None:
+        items = {}
+    elif len(items) > 4 * EVENTS_SHOWN:  # bounded: start again from the window shown
+        items.clear()
+    for i in range(max(0, count - EVENTS_SHOWN), count):
+        if i not in items:
+            items[i] = event_item_html(i + 1, frame.events[i], lang)
     slots["events"] = events_html(items, count, frame.new_events, lang)
     slots["status"] = status_html(frame, steps, total, lang)
     slots["bytes"] = bytes_html(tokens, frame, lang)
     slots["pending"] = pending_html(tokens, frame, lang)
-    return f'<div class="ss-root">{layout(slots, panels, lang)}</div>'
+    parts = _skeleton(None if panels is None else tuple(panels), lang)
+    return "".join(slots.get(part[1:-1], "") if part[:1] == "\0" else part for part in parts)
+
+
+@cache
+def _skeleton(panels: tuple[str, ...] | None, lang: str) -> tuple[str, ...]:
+    """The widget's HTML around its slots, drawn once per choice of panels and language:
+    its pieces, each slot a "\0name\0" piece for `render_panels` to fill."""
+    marks = {
+        name: f"\0{name}\0" for name in (*STRING_SLOTS, "events", "status", "bytes", "pending")
+    }
+    html = str(LAYOUT_MACROS.root(Markup(layout(marks, panels, lang))))
+    return tuple(part for part in re.split(r"(\0\w+\0)", html) if part)
 
 
 # -- the static page ------------------------------------------------------------------
@@ -778,17 +628,6 @@ def static_fragment(
     steps = (
         len(page_steps(len(next(iter(plans.values()))))) - 1
     )  # the slider moves through the rows embedded
-    select = ""
-    if len(plans) > 1:
-        options = "".join(
-            f'<option value="{i}">{escape(plan_label(size, lang))}</option>'
-            for i, size in enumerate(plans)
-        )
-        select = (
-            f'<label>{say["chunks"]} <select class="ss-plan" autocomplete="off">{options}'
-            "</select></label>"
-        )
-    heading = f'<div class="ss-title">{escape(title)}</div>' if title else ""
     paces = (
         SPEEDS
         if (interval, 1) in [(ms, by) for _, ms, by in SPEEDS]
@@ -797,36 +636,20 @@ def static_fragment(
             *SPEEDS,
         )
     )
-    speeds = "".join(
-        f'<option value="{ms},{by}"{" selected" if (ms, by) == (interval, 1) else ""}>'
-        f"{say.get(label, label)}</option>"
-        for label, ms, by in paces
-    )
-    speed = (
-        f'<label>{say["speed"]} <select class="ss-speed" autocomplete="off">{speeds}</select>'
-        "</label>"
-    )
-    # autocomplete="off": going Back, the browser must not restore a control's old
-    # value behind the script's back (the page would show one step, the slider another).
-    controls = (
-        '<div class="ss-controls">'
-        f'<button class="ss-play" type="button">{say["play"]}</button>'
-        f'<button class="ss-prev" type="button" title="{say["prev"]}">◀</button>'
-        f'<input class="ss-slider" type="range" min="0" max="{steps}" value="0" step="1" '
-        f'aria-label="{say["step"]}" autocomplete="off">'
-        f'<button class="ss-next" type="button" title="{say["next"]}">▶</button>'
-        f"{select}{speed}</div>"
-        '<p class="ss-thin ss-note"></p>'  # filled by the script when the plan shown is thinned
-    )
-    # Where scripts do not run (a notebook opened from disk before its cells run,
-    # GitHub's preview), the note shows and the inert controls stay hidden; the
-    # script removes the note and shows the stepper.
-    return (
-        f'<div class="ss-root ss-static" id="{element_id}">{heading}<p '
-        f'class="ss-noscript">{escape(note)}</p>'
-        f'<div class="ss-live" style="display: none">{controls}{layout({}, panels, lang)}</div>'
-        f'<script type="application/json" class="ss-data">{payload}</script>'
-        f"<script>{SCRIPT % {'id': element_id, 'jump': JUMP}}</script></div>"
+    speeds = [(label, ms, by, (ms, by) == (interval, 1)) for label, ms, by in paces]
+    return str(
+        PAGE_MACROS.fragment(
+            element_id,
+            title,
+            note,
+            steps,
+            [plan_label(size, lang) for size in plans],
+            speeds,
+            Markup(layout({}, panels, lang)),
+            Markup(payload),  # JSON made safe for a <script> by _script_json
+            Markup(SCRIPT % {"id": element_id, "jump": JUMP}),
+            lang,
+        )
     )
 
 
@@ -844,10 +667,4 @@ def static_page(
     say = words(STEPPER, lang)
     title = say["title"] if title is None else title
     body = static_fragment(raw, plans, title=title, note=say["page_note"], panels=panels, lang=lang)
-    return (
-        f'<!DOCTYPE html>\n<html lang="{say["html_lang"]}"><head><meta charset="utf-8">'
-        f"<title>{escape(title)}</title>"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        "<style>body { margin: 16px; background: #ffffff; }</style>"
-        f"</head><body>{body}</body></html>\n"
-    )
+    return str(PAGE_MACROS.page(title, Markup(body), lang))

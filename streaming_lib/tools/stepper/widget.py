@@ -26,7 +26,6 @@ Deliberately not handled here: computing frames (`frames.py`), drawing them (`ht
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +39,7 @@ from .html import (
     SPEEDS,
     ByteTokens,
     chosen_panels,
+    heading_html,
     plan_label,
     render_panels,
     static_fragment,
@@ -120,6 +120,7 @@ class StreamStepper(widgets.VBox):
         self.panel_names = None if panels is None else tuple(panels)
         self.static_fallback = static_fallback
         self._tokens = ByteTokens(self.raw)  # the bytes panel's HTML, made for the bytes shown
+        self._event_items: dict[int, str] = {}  # the events panel's items, kept between steps
         self._frames_by_size: dict[ChunkSize, Frames] = {}  # made once per chunk size
         self._redrawing = True  # no redraw while the controls are being set up or re-ranged
 
@@ -162,12 +163,7 @@ class StreamStepper(widgets.VBox):
             ],
         )
         self.panels = widgets.HTML()
-        heading = widgets.HTML(
-            '<div style="font-size: 16px; font-weight: 600">'
-            f'{say["title"]} · {escape(self.name)} <span style="font-weight: 400; '
-            'color: var(--jp-content-font-color2, #57606a)">'
-            f"{say['heading_bytes'].format(count=len(self.raw))}</span></div>"
-        )
+        heading = widgets.HTML(heading_html(self.name, len(self.raw), lang))
         self._controls = widgets.HBox(
             [self.play, self.back, self.slider, self.ahead], layout=widgets.Layout(width="100%")
         )
@@ -269,6 +265,7 @@ class StreamStepper(widgets.VBox):
             len(self.raw),
             self.panel_names,
             self.lang,
+            self._event_items,
         )
 
     # -- without a kernel -----------------------------------------------------------------
