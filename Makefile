@@ -20,12 +20,12 @@ BIN := $(VENV)/bin
 # The versions installed are the exact ones of constraints.txt, so a new release
 # of anthropic, pydantic or jiter cannot change what the tests compare.
 $(BIN)/.installed: pyproject.toml constraints.txt scripts/course.py
-	@echo "Setting up $(VENV): JupyterLab, the anthropic SDK and about 130 other packages,"
+	@echo "Setting up $(VENV): JupyterLab, the anthropic, openai, google-genai and Bedrock SDKs and about 145 other packages,"
 	@echo "at the versions in constraints.txt. Once only; about a minute with a warm pip cache,"
 	@echo "a few minutes without."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,providers]'
 	$(BIN)/python scripts/course.py settings
 	touch $@
 

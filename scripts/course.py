@@ -55,11 +55,13 @@ def setup() -> Path:
     inputs = [ROOT / "pyproject.toml", ROOT / "constraints.txt"]
     if marker.exists() and all(marker.stat().st_mtime >= p.stat().st_mtime for p in inputs):
         return python
-    print("Setting up .venv: JupyterLab, the anthropic SDK and about 130 other packages,")
+    print("Setting up .venv: JupyterLab, the anthropic, openai, google-genai and Bedrock SDKs")
+    print("and about 145 other packages,")
     print("at the versions in constraints.txt. Once only; a few minutes.", flush=True)
     venv.create(VENV, with_pip=True)
     run(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    run(python, "-m", "pip", "install", "--quiet", "-c", "constraints.txt", "-e", ".[dev]")
+    extras = ".[dev,providers]"  # providers: the other wires' SDKs (the bonus lesson's referees)
+    run(python, "-m", "pip", "install", "--quiet", "-c", "constraints.txt", "-e", extras)
     run(python, "scripts/course.py", "settings")
     marker.touch()
     return python
