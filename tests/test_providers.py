@@ -296,6 +296,15 @@ def test_an_exception_frame_is_a_typed_error_keeping_the_partial_message(size):
     assert error.partial["content"][0]["text"] == text_of_events("text_only", 4) != ""
 
 
+def test_an_error_frame_says_its_code_and_message_in_its_headers():
+    headers = {":message-type": "error", ":error-code": "InternalFailure", ":error-message": "boom"}
+    start = fixtures.chunk_frame({"type": "message_start", "message": {"id": "m", "content": []}})
+    with pytest.raises(ProviderStreamError) as caught:
+        bedrock.accumulate([start + fixtures.encode_frame(headers, b"")])
+    assert (caught.value.error_type, caught.value.error_message) == ("InternalFailure", "boom")
+    assert (caught.value.offset, caught.value.partial["id"]) == (len(start), "m")
+
+
 def test_every_header_value_type_is_read():
     def header(name, kind, value):
         return bytes([len(name)]) + name.encode() + bytes([kind]) + value

@@ -226,11 +226,15 @@ def frame_event(frame: Frame, number: int) -> dict[str, Any] | None:
 
 
 def _raise_exception(frame: Frame, number: int) -> dict[str, Any]:
+    # An exception frame names its kind in `:exception-type` and says why in its JSON
+    # payload; an error frame has both in headers, `:error-code` and `:error-message`.
     kind = frame.headers.get(":exception-type") or frame.headers.get(":error-code")
-    try:
-        text = str(json.loads(frame.payload).get("message", ""))
-    except (ValueError, AttributeError):
-        text = frame.payload.decode("utf-8", "replace")
+    text = frame.headers.get(":error-message")
+    if text is None:
+        try:
+            text = str(json.loads(frame.payload).get("message", ""))
+        except (ValueError, AttributeError):
+            text = frame.payload.decode("utf-8", "replace")
     raise ProviderStreamError(
         f"frame at byte {frame.offset}: {kind}: {text}",
         provider="bedrock",
