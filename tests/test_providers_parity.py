@@ -7,6 +7,8 @@ these tests are skipped, with the reason.
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 pytest.importorskip(
     "openai", reason="the providers extra is not installed: pip install -e '.[providers]'"
@@ -112,3 +114,18 @@ def test_gemini_sdk_drops_a_data_line_without_its_space_which_sse_allows():
         gemini_chunks(fixtures.read_fixture("gemini", "no_space"))
     ours = REFEREES["gemini"][1]([fixtures.read_fixture("gemini", "no_space")])
     assert ours == REFEREES["gemini"][1]([fixtures.read_fixture("gemini", "text")])
+
+
+SDK_RESULTS = {}  # (wire, name) -> the SDK's result on the whole stream, computed once
+
+
+@given(data=st.data())
+def test_random_cuts_give_the_sdks_result_on_every_fixture_both_complete(data):
+    wire, name = data.draw(st.sampled_from(BOTH_COMPLETE))
+    raw = fixtures.read_fixture(wire, name)
+    theirs, ours = REFEREES[wire]
+    if (wire, name) not in SDK_RESULTS:
+        SDK_RESULTS[wire, name] = comparable(theirs(raw))
+    points = sorted(data.draw(st.sets(st.integers(1, len(raw) - 1), max_size=40)))
+    chunks = [raw[a:b] for a, b in zip([0, *points], [*points, len(raw)], strict=True)]
+    assert compare_messages(comparable(ours(chunks)), SDK_RESULTS[wire, name]) == []
