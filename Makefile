@@ -32,12 +32,12 @@ $(BIN)/.installed: pyproject.toml constraints.txt scripts/course.py
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
 		echo "The course needs Python 3.11 or newer, and $(PYTHON) is $$($(PYTHON) -V 2>/dev/null || echo "not found"): run make PYTHON=python3.12 (or another 3.11+)."; \
 		exit 1; }
-	@echo "Setting up $(VENV): JupyterLab, the anthropic SDK and about 130 other packages,"
+		@echo "Setting up $(VENV): JupyterLab, the anthropic, openai, google-genai and Bedrock SDKs and about 145 other packages,"
 	@echo "at the versions in constraints.txt. Once only; about a minute with a warm pip cache,"
 	@echo "a few minutes without."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,providers]'
 	$(BIN)/python scripts/course.py settings
 	touch $@
 

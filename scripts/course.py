@@ -77,11 +77,13 @@ def setup() -> Path:
         return python
     if (too_old := python_too_old()) is not None:
         sys.exit(too_old)
-    print("Setting up .venv: JupyterLab, the anthropic SDK and about 130 other packages,")
+    print("Setting up .venv: JupyterLab, the anthropic, openai, google-genai and Bedrock SDKs")
+    print("and about 145 other packages,")
     print("at the versions in constraints.txt. Once only; a few minutes.", flush=True)
     venv.create(VENV, with_pip=True)
     run(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    run(python, "-m", "pip", "install", "--quiet", "-c", "constraints.txt", "-e", ".[dev]")
+    extras = ".[dev,providers]"  # providers: the other wires' SDKs (the bonus lesson's referees)
+    run(python, "-m", "pip", "install", "--quiet", "-c", "constraints.txt", "-e", extras)
     run(python, "scripts/course.py", "settings")
     marker.touch()
     return python

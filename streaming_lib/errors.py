@@ -164,3 +164,65 @@ class ToolInputJSONError(StreamError):
         self.raw = raw
         self.problem = problem
         self.stop_reason = stop_reason
+
+
+# -- Other wires (`providers/`): the errors only they can meet ---------------
+
+
+class ProviderStreamError(APIStreamError):
+    """Another provider's stream reported an error after HTTP 200: an OpenAI data line
+    holding an `error` object, a Responses API `error` event, a Bedrock exception frame
+    (`:message-type` `exception`, for example `throttlingException`).
+
+    `.provider` names the wire ("openai_chat", "openai_responses", "gemini", "bedrock");
+    `.error_type` and `.error_message` are as the wire sent them; `.retryable` is True
+    for the kinds each provider documents as worth retrying after a pause (rate limits,
+    overload, a server error). `.partial` is the result so far, in that wire's shape."""
+
+    def __init__(
+        self, message: str, *, provider: str, retryable: bool = False, **details: Any
+    ) -> None:
+        super().__init__(message, **details)
+        self.provider = provider
+        self.retryable = retryable or self.retryable
+
+
+class FrameError(StreamError):
+    """A binary `application/vnd.amazon.eventstream` frame (Bedrock) cannot be read: a CRC32
+    that does not match its bytes, a length that cannot be, a header of an unknown type.
+
+    `.offset` is the byte offset, in the whole stream, of the frame's first byte;
+    `.problem` what is wrong ("prelude CRC 0x... does not match 0x..."). Never skipped:
+    a frame whose bytes are damaged may hold any event. Source: AWS, "Event stream
+    encoding" (prelude, headers, payload, two CRC32s)."""
+
+    def __init__(self, message: str, *, problem: str, **where: Any) -> None:
+        super().__init__(message, **where)
+        self.problem = problem
+
+
+class SequenceNumberError(EventOrderError):
+    """A Responses API event whose `sequence_number` is not the next one: events came out of
+    order, or some are missing. `.expected` and `.got` are the two numbers (int);
+    `.event_number` counts the events read (1-based). Source: OpenAI API reference,
+    "Streaming events" (every event carries its `sequence_number`)."""
+
+    def __init__(self, message: str, *, expected: int, got: Any, **where: Any) -> None:
+        super().__init__(message, **where)
+        self.expected = expected
+        self.got = got
+
+
+class ResponseStatusError(StreamError):
+    """A Responses API stream that ended with `response.failed` or `response.incomplete`:
+    no error on the wire's HTTP level, yet no finished response.
+
+    `.status` is "failed" or "incomplete"; `.reason` the response's `error` (failed:
+    `{"code", "message"}`) or `incomplete_details` (incomplete: `{"reason"}`), as sent;
+    `.partial` the response so far (the output items built from the deltas, the
+    terminal event's fields on top). Source: OpenAI API reference, "Streaming events"."""
+
+    def __init__(self, message: str, *, status: str, reason: Any, **where: Any) -> None:
+        super().__init__(message, **where)
+        self.status = status
+        self.reason = reason

@@ -37,9 +37,8 @@ def test_environment_yml_installs_the_same_packages_as_pyproject():
 
 
 def test_environment_yml_installs_the_course_package_itself():
-    assert (
-        "      - -e .[dev]" in (ROOT / "environment.yml").read_text(encoding="utf-8").splitlines()
-    )
+    lines = (ROOT / "environment.yml").read_text(encoding="utf-8").splitlines()
+    assert "      - -e .[dev,providers]" in lines
 
 
 def test_the_readme_shows_the_two_make_commands_and_the_makefile_has_them():
@@ -108,7 +107,7 @@ def test_binder_builds_the_same_environment_without_the_package_and_installs_it_
         return [line for line in lines if not line.startswith("#")]
 
     root, binder = body(ROOT / "environment.yml"), body(ROOT / "binder" / "environment.yml")
-    assert binder == [line for line in root if line.strip() != "- -e .[dev]"]
+    assert binder == [line for line in root if line.strip() != "- -e .[dev,providers]"]
     post_build = ROOT / "binder" / "postBuild"
     assert post_build.stat().st_mode & 0o111  # repo2docker runs it only if executable
     steps = post_build.read_text(encoding="utf-8")

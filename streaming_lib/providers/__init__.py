@@ -1,0 +1,22 @@
+"""Other wires, same stages: what changes, and what stays, from one provider to the next.
+
+| wire | stage 1: framing | stage 2: events | stage 3: state machine |
+|---|---|---|---|
+| `openai_chat` | SSE lines | data-only; `[DONE]` ends | `choices[i].delta`, calls by `index` |
+| `openai_responses` | SSE lines | named, numbered | output items by `output_index` |
+| `gemini` | SSE lines | data-only, each a whole chunk | none in the SDK: joined here |
+| `bedrock` | binary frames, two CRC32s | a Messages API event each | `MessageAccumulator` |
+
+Each module has `accumulate(chunks) -> dict` (bytes cut anywhere in, the final
+result out, typed errors from `errors.py` with the partial result); `bedrock`
+also `iter_frames(chunks)`. None needs a provider's SDK: the SDKs are only the
+referees (`providers/sdk.py`, with the optional extra `providers`).
+
+    >>> from streaming_lib.providers import bedrock, gemini, openai_chat, openai_responses
+    >>> sorted(WIRES)
+    ['bedrock', 'gemini', 'openai_chat', 'openai_responses']
+"""
+
+from .fixtures import WIRES
+
+__all__ = ["WIRES"]

@@ -1,0 +1,173 @@
+"""Gemini (`streamGenerateContent?alt=sse`): same lines and SSE, each event a whole response.
+
+The wire (Gemini API reference, "models.streamGenerateContent"; with `alt=sse` the
+answer is an SSE stream): every event is unnamed and its data one whole
+`GenerateContentResponse` chunk: `candidates[i].content.parts` (this chunk's text,
+or a `functionCall` with its `args` whole, never in pieces), `finishReason` on a
+candidate's last chunk (`STOP`, `MAX_TOKENS`, `SAFETY`, ...), `usageMetadata`
+(a running total: the last one counts), `modelVersion`, `responseId`. There is no
+closing marker: the stream ends when the body does.
+
+Nothing here is a delta to merge by index: the SDK hands each chunk over as it came
+and leaves joining them to the client. `GeminiAccumulator` is that client: per
+candidate (by its `index`), text parts that follow one another are joined into one
+part (a thought summary's parts apart from the answer's), every other part
+(`functionCall`, ...) is kept as it came; the last `finishReason`,
+`safetyRatings`, `usageMetadata` win.
+
+One rule of SSE shows here: `data:value` (no space) is a data line as well as
+`data: value` (WHATWG HTML 9.2.6: one leading space is removed *if there is one*).
+The course's SSE decoder reads both; the `google-genai` SDK reads only lines that
+start with `data: `, and drops the rest (fixtures/README.md shows both on the same
+bytes).
+
+    >>> chunk = b'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]},'
+    >>> chunk += b'"finishReason":"STOP","index":0}]}\\n\\n'
+    >>> accumulate([chunk])["candidates"][0]["content"]["parts"]
+    [{'text': 'Hi'}]
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import EventDataError, IncompleteStreamError, ProviderStreamError, StreamError
+from ._sse import iter_json
+
+# Fields of a chunk that are running totals or final values: the last one sent wins.
+RESPONSE_FIELDS = ("usageMetadata", "modelVersion", "responseId", "promptFeedback", "createTime")
+CANDIDATE_FIELDS = (
+    "finishReason",
+    "finishMessage",
+    "safetyRatings",
+    "citationMetadata",
+    "avgLogprobs",
+)
+RETRYABLE = frozenset({"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL"})
+
+
+class GeminiAccumulator:
+    """Join a stream's `GenerateContentResponse` chunks (dicts) into one response (dict).
+
+    `response()` is the merged response so far (None before the first chunk);
+    `chunk_number` counts the chunks fed.
+    """
+
+    def __init__(self) -> None:
+        self.chunk_number = 0
+        self.fields: dict[str, Any] = {}
+        # Candidates by `index`: their fields, and their parts as they will be
+        # returned; `texts[(index, part)]` holds the pieces of a text part.
+        self.candidates: dict[int, dict[str, Any]] = {}
+        self.texts: dict[tuple[int, int], list[str]] = {}
+
+    def feed(self, chunk: dict[str, Any]) -> None:
+        """Apply one chunk (dict, an event's data parsed as JSON)."""
+        self.chunk_number += 1
+        if chunk.get("error"):
+            self._raise_error(chunk["error"])
+        try:
+            for key in RESPONSE_FIELDS:
+                if key in chunk:
+                    self.fields[key] = copy.deepcopy(chunk[key])
+            for position, candidate in enumerate(chunk.get("candidates") or []):
+                self._feed_candidate(candidate.get("index", position), candidate)
+        except (KeyError, TypeError, AttributeError) as error:
+            raise EventDataError(
+                f"chunk {self.chunk_number}: malformed ({error!r})",
+                data=repr(chunk),
+                event_number=self.chunk_number,
+                partial=self.response(),
+            ) from None
+
+    def _feed_candidate(self, i: int, candidate: dict[str, Any]) -> None:
+        state = self.candidates.setdefault(i, {"index": i, "content": {"parts": []}})
+        for key in CANDIDATE_FIELDS:
+            if key in candidate:
+                state[key] = copy.deepcopy(candidate[key])
+        content = candidate.get("content") or {}
+        if "role" in content:
+            state["content"]["role"] = content["role"]
+        parts = state["content"]["parts"]
+        for part in content.get("parts") or []:
+            last = parts[-1] if parts else None
+            if _is_text(part) and last is not None and _is_text(last) and _same_kind(last, part):
+                self.texts[i, len(parts) - 1].append(part["text"])
+                continue
+            parts.append({key: copy.deepcopy(value) for key, value in part.items()})
+            if _is_text(part):
+                self.texts[i, len(parts) - 1] = [part["text"]]
+
+    def _raise_error(self, error: Any) -> None:
+        details = error if isinstance(error, dict) else {"message": str(error)}
+        kind, text = details.get("status"), str(details.get("message") or "")
+        raise ProviderStreamError(
+            f"chunk {self.chunk_number}: {kind}: {text}",
+            provider="gemini",
+            error_type=kind,
+            error_message=text,
+            retryable=kind in RETRYABLE,
+            event_number=self.chunk_number,
+            partial=self.response(),
+        )
+
+    def finished(self) -> bool:
+        """True once every candidate has its `finishReason` (or the prompt was blocked)."""
+        blocked = "blockReason" in (self.fields.get("promptFeedback") or {})
+        states = self.candidates.values()
+        return blocked or (bool(states) and all("finishReason" in c for c in states))
+
+    def response(self) -> dict[str, Any] | None:
+        """The merged response so far (a new dict), shaped as one `GenerateContentResponse`."""
+        if not self.chunk_number:
+            return None
+        candidates = []
+        for i, state in sorted(self.candidates.items()):
+            parts = [
+                {**part, "text": "".join(self.texts[i, n])} if (i, n) in self.texts else part
+                for n, part in enumerate(state["content"]["parts"])
+            ]
+            candidates.append({**state, "content": {**state["content"], "parts": parts}})
+        merged = copy.deepcopy(self.fields)
+        if candidates:
+            merged["candidates"] = candidates
+        return merged
+
+
+def _is_text(part: dict[str, Any]) -> bool:
+    return isinstance(part.get("text"), str) and set(part) <= {"text", "thought"}
+
+
+def _same_kind(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return bool(a.get("thought")) == bool(b.get("thought"))
+
+
+def accumulate(chunks: Iterable[bytes]) -> dict[str, Any]:
+    """One merged response (dict) from a Gemini stream given as byte chunks cut anywhere
+    (or one bytes object): `candidates` (each `index`, `content` with `role` and
+    `parts`, text joined, `finishReason`, `safetyRatings`), `usageMetadata`,
+    `modelVersion`, `responseId`, as the last chunk sent them.
+
+    Raises `EventDataError` (data that is not a JSON object), `ProviderStreamError`
+    (an `error` object in the stream) and `IncompleteStreamError` (the body ended
+    before every candidate had its `finishReason`), each with `.partial`.
+    """
+    if isinstance(chunks, (bytes, bytearray, memoryview)):
+        chunks = [bytes(chunks)]
+    acc = GeminiAccumulator()
+    try:
+        for chunk in iter_json(chunks):
+            acc.feed(chunk)
+        if not acc.finished():
+            raise IncompleteStreamError(
+                f"the stream ended after chunk {acc.chunk_number} without a finishReason"
+            )
+    except StreamError as error:
+        if error.partial is None:
+            error.partial = acc.response()
+        if error.event_number is None:
+            error.event_number = acc.chunk_number
+        raise
+    return acc.response()  # type: ignore[return-value]

@@ -1,0 +1,216 @@
+"""OpenAI Responses: same lines and SSE, named and numbered events, another state machine.
+
+The wire (OpenAI API reference, "Streaming events"): every event is named (its
+`event:` line repeats its data's `type`) and numbered (`sequence_number`, one more
+each event). The response is a list of output items, each added whole
+(`response.output_item.added`, by `output_index`), then filled by deltas that
+name it (`item_id`, `output_index`, `content_index`):
+
+- `response.output_text.delta`: text to append to a message's content part;
+- `response.refusal.delta`: the same, for a refusal part;
+- `response.function_call_arguments.delta`: a function call's `arguments` text;
+- `response.output_item.done`: the item, whole and final;
+- one terminal event holding the whole `response`: `response.completed`,
+  `response.failed` (its `error`) or `response.incomplete` (its
+  `incomplete_details`, for example `max_output_tokens`); or an `error` event.
+
+Stages 1 and 2 are the course's own (`iter_sse`); `ResponseAccumulator` is stage 3.
+Two rules are ours, not the SDK's: a `sequence_number` that is not the next one is
+a `SequenceNumberError` naming both numbers (the SDK does not look), and
+`response.failed` / `response.incomplete` raise `ResponseStatusError` with the
+response so far (the SDK's `get_final_response()` raises a bare RuntimeError).
+
+Deliberately not handled: reasoning summaries, built-in tools' progress events
+(`response.web_search_call.*`, ...: their items still arrive whole), annotations
+added one by one (`response.output_text.annotation.added`).
+
+    >>> events = [
+    ...     b'event: response.created\\ndata: {"type":"response.created","sequence_number":0,'
+    ...     b'"response":{"id":"r","status":"in_progress","output":[]}}\\n\\n',
+    ...     b'event: response.completed\\ndata: {"type":"response.completed",'
+    ...     b'"sequence_number":1,"response":{"id":"r","status":"completed","output":[]}}\\n\\n',
+    ... ]
+    >>> accumulate(events)["status"]
+    'completed'
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import (
+    EventDataError,
+    EventOrderError,
+    IncompleteStreamError,
+    ProviderStreamError,
+    ResponseStatusError,
+    SequenceNumberError,
+    StreamError,
+)
+from ._sse import iter_json
+
+TERMINAL = {"response.completed", "response.failed", "response.incomplete"}
+RETRYABLE = frozenset({"rate_limit_exceeded", "server_error"})
+
+
+class ResponseAccumulator:
+    """Rebuild a Response (dict) from its stream events (dicts).
+
+    Read it while it fills: `response()` is the snapshot (a new dict, None before
+    `response.created`), `event_number` the events fed so far, `final` the
+    terminal event's response once it has come (None before).
+    """
+
+    def __init__(self) -> None:
+        self.event_number = 0
+        # The last sequence number seen: the next event must carry one more.
+        self.sequence_number: int | None = None
+        self._response: dict[str, Any] | None = None
+        # Output items by `output_index`; their text (a content part's `text`, a
+        # call's `arguments`) kept as pieces joined on demand, keyed by
+        # (output_index, content_index or None).
+        self.items: dict[int, dict[str, Any]] = {}
+        self.pieces: dict[tuple[int, int | None], list[str]] = {}
+        self.final: dict[str, Any] | None = None
+
+    def feed(self, event: dict[str, Any]) -> None:
+        """Apply one event (dict, an event's data parsed as JSON)."""
+        self.event_number += 1
+        kind = event.get("type")
+        self._check_sequence(event)
+        if kind == "error":
+            self._raise_error(event)
+        if self.final is not None:
+            raise self._error(EventOrderError, f"{kind} after the response ended")
+        if self._response is None and kind != "response.created":
+            raise self._error(EventOrderError, f"{kind} before response.created")
+        try:
+            self._apply(kind, event)
+        except (KeyError, TypeError, AttributeError, IndexError) as error:
+            message = f"malformed {kind} ({error!r})"
+            raise self._error(EventDataError, message, data=repr(event)) from None
+
+    def _check_sequence(self, event: dict[str, Any]) -> None:
+        number = event.get("sequence_number")
+        expected = 0 if self.sequence_number is None else self.sequence_number + 1
+        if self.sequence_number is not None and number != expected or type(number) is not int:
+            what = "missing" if number is None else f"{number}"
+            raise self._error(
+                SequenceNumberError,
+                f"sequence_number {what}, expected {expected}: events out of order or lost",
+                expected=expected,
+                got=number,
+            )
+        self.sequence_number = number
+
+    def _apply(self, kind: Any, event: dict[str, Any]) -> None:
+        if kind in ("response.created", "response.in_progress"):
+            self._response = copy.deepcopy(event["response"])
+        elif kind == "response.output_item.added":
+            self.items[event["output_index"]] = copy.deepcopy(event["item"])
+        elif kind == "response.content_part.added":
+            parts = self.items[event["output_index"]].setdefault("content", [])
+            parts.insert(event["content_index"], copy.deepcopy(event["part"]))
+        elif kind in ("response.output_text.delta", "response.refusal.delta"):
+            self.pieces.setdefault((event["output_index"], event["content_index"]), []).append(
+                event["delta"]
+            )
+        elif kind == "response.function_call_arguments.delta":
+            self.pieces.setdefault((event["output_index"], None), []).append(event["delta"])
+        elif kind == "response.output_item.done":  # the item, whole: it replaces ours
+            self.items[event["output_index"]] = copy.deepcopy(event["item"])
+            for key in [key for key in self.pieces if key[0] == event["output_index"]]:
+                del self.pieces[key]
+        elif kind in TERMINAL:
+            self.final = copy.deepcopy(event["response"])
+            if kind != "response.completed":
+                self._raise_status()
+        # Any other event (`*.done` repeating what the deltas built, progress
+        # events of built-in tools) changes nothing here.
+
+    def response(self) -> dict[str, Any] | None:
+        """The response so far (a new dict): its fields as last sent, and `output`
+        built from the items and deltas received."""
+        if self._response is None:
+            return None
+        output = []
+        for index, item in sorted(self.items.items()):
+            item = copy.deepcopy(item)
+            for (where, part), pieces in self.pieces.items():
+                if where != index:
+                    continue
+                text = "".join(pieces)
+                if part is None:
+                    item["arguments"] = item.get("arguments", "") + text
+                else:
+                    target = item["content"][part]
+                    field = "refusal" if target.get("type") == "refusal" else "text"
+                    target[field] = target.get(field, "") + text
+            output.append(item)
+        return {**self._response, **(self.final or {}), "output": output}
+
+    def final_response(self) -> dict[str, Any]:
+        """The finished response (the `response.completed` event's, a new dict).
+
+        Raises `IncompleteStreamError` when the stream has not ended."""
+        if self.final is None:
+            raise self._error(IncompleteStreamError, "the stream ended before response.completed")
+        return copy.deepcopy(self.final)
+
+    def _raise_status(self) -> None:
+        final = self.final or {}
+        status = final.get("status")
+        reason = final.get("error") if status == "failed" else final.get("incomplete_details")
+        raise self._error(
+            ResponseStatusError, f"the response is {status}: {reason}", status=status, reason=reason
+        )
+
+    def _raise_error(self, event: dict[str, Any]) -> None:
+        kind, text = event.get("code"), str(event.get("message") or "")
+        raise self._error(
+            ProviderStreamError,
+            f"{kind}: {text}",
+            provider="openai_responses",
+            error_type=kind,
+            error_message=text,
+            retryable=kind in RETRYABLE,
+        )
+
+    def _error(self, cls: type[StreamError], text: str, **details: Any) -> StreamError:
+        partial = self.response()
+        return cls(
+            f"event {self.event_number}: {text}",
+            partial=partial,
+            event_number=self.event_number,
+            **details,
+        )
+
+
+def accumulate(chunks: Iterable[bytes]) -> dict[str, Any]:
+    """The final Response (dict) of a Responses API stream given as byte chunks cut
+    anywhere (or one bytes object): the `response.completed` event's response, whose
+    `output` the deltas before it built (tests/test_providers_parity.py holds the two
+    equal, and equal to the `openai` SDK's `get_final_response()`).
+
+    Raises `SequenceNumberError`, `ResponseStatusError` (`response.failed`,
+    `response.incomplete`), `ProviderStreamError` (an `error` event),
+    `EventOrderError`, `EventDataError` and `IncompleteStreamError`, each with
+    `.partial`: the response so far, and `.event_number` (1-based).
+    """
+    if isinstance(chunks, (bytes, bytearray, memoryview)):
+        chunks = [bytes(chunks)]
+    acc = ResponseAccumulator()
+    try:
+        for event in iter_json(chunks):
+            acc.feed(event)
+            if acc.final is not None:
+                break  # the terminal event: nothing after it is read
+        return acc.final_response()
+    except StreamError as error:
+        if error.partial is None:
+            error.partial = acc.response()
+        if error.event_number is None:
+            error.event_number = acc.event_number
+        raise
