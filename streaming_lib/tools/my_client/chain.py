@@ -124,7 +124,14 @@ def table(results: list[Row], width: int = 70) -> str:
 
 
 def summary(results: list[Row]) -> str:
-    """`N of M fixtures match the SDK at every chunk size`, and what to write next if not all do."""
+    """`N of M fixtures match the SDK at every chunk size`, and what to write next if a stub
+    stopped a fixture.
+
+    >>> stub = "write feed in my_client/lines.py (lesson 02)"
+    >>> print(summary([Row("text_only", [True] * 3, ""), Row("fixture", [False] * 3, stub)]))
+    1 of 2 fixtures match the SDK at every chunk size
+    Next: write feed in my_client/lines.py (lesson 02).
+    """
     done = sum(all(row.matches) for row in results)
     line = f"{done} of {len(results)} fixtures match the SDK at every chunk size"
     stubs = [row.difference for row in results if row.difference.startswith("write ")]
