@@ -154,3 +154,13 @@ def test_a_wrong_usage_rule_is_named_as_the_first_difference_from_the_sdk(tmp_pa
 def test_the_summary_is_the_last_line_alone_and_never_fails_make_progress(tmp_path, capsys):
     status, out = run_command(capsys, "--dir", str(tmp_path / "my_client"), "--summary")
     assert status == 0 and out.startswith("0 of ") and "fixture " not in out
+
+
+def test_a_file_that_does_not_load_fails_every_fixture_by_name_without_a_traceback(
+    tmp_path, capsys
+):
+    where = my_client.ensure(tmp_path / "my_client")
+    (where / "sse.py").write_text("def feed_line(decoder, line)\n", encoding="utf-8")
+    status, out = run_command(capsys, "--dir", str(where))
+    assert status == 1 and "Traceback" not in out
+    assert "my_client/sse.py does not load: SyntaxError" in out.splitlines()[2]

@@ -88,10 +88,18 @@ def compare(run: Callable[[list[bytes]], dict[str, Any]], name: str) -> Row:
 
 
 def rows(where: Path | None) -> list[Row]:
-    """One row per fixture the library passes, for the stages in `where` (None: my_client/)."""
-    modules = {name: load(name, where) for name in ("lines", "sse", "accumulator", "tool_input")}
+    """One row per fixture the library passes, for the stages in `where` (None: my_client/).
+    A file that does not even load (a syntax error) fails every fixture, naming the file."""
+    names = passed_by_the_library()
+    modules = {}
+    for stage in ("lines", "sse", "accumulator", "tool_input"):
+        try:
+            modules[stage] = load(stage, where)
+        except Exception as error:  # the learner's file: reported in the table, never raised
+            why = f"my_client/{stage}.py does not load: {type(error).__name__}: {error}"
+            return [Row(name, [False] * len(CHUNK_SIZES), why) for name in names]
     run = client(modules)
-    return [compare(run, name) for name in passed_by_the_library()]
+    return [compare(run, name) for name in names]
 
 
 def table(results: list[Row], width: int = 70) -> str:
