@@ -323,8 +323,11 @@ def run_lesson(path, tmp_path, with_references):
             allow_errors=True,
             resources={"metadata": {"path": str(path.parent)}},
         ).execute()
-    finally:
-        os.environ["STREAMING_COURSE_MY_CLIENT"] = saved or ""
+    finally:  # back to the run's own folder (the root conftest.py), never to none at all
+        if saved is None:
+            os.environ.pop("STREAMING_COURSE_MY_CLIENT")
+        else:
+            os.environ["STREAMING_COURSE_MY_CLIENT"] = saved
     return {
         check.id: "".join(output.get("text", "") for output in check.outputs)
         for _, _, check, _, _ in tasks(notebook.cells)
