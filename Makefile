@@ -70,6 +70,8 @@ progress: $(BIN)/.installed
 
 progress-zh: $(BIN)/.installed
 	$(BIN)/python -m streaming_lib progress --lang zh
+	@echo
+	$(BIN)/python -m streaming_lib my-client --summary
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks

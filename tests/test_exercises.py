@@ -489,29 +489,43 @@ MISTAKES = [
     Mistake(
         "01_line_splitter",
         "splits on LF only",
-        "re.split(rb",
-        fails=("check-endings", "check-cr-split", "check-every-split"),
+        "LINE_END.finditer",
+        fails=("check-endings", "check-cr-split", "check-every-split", "check-size"),
         code="""
-            *lines, self.pending = (self.pending + chunk).split(b"\\n")
-            return [line.decode("utf-8") for line in lines]
+            start = self.offset - len(self.pending)
+            self.offset += len(chunk)
+            data, lines, begin = self.pending + chunk, [], 0
+            for end in re.finditer(rb"\\n", data):
+                lines.append(self.line(data[begin : end.start()], start + begin))
+                begin = end.end()
+            self.pending = data[begin:]
+            return lines
         """,
     ),
     Mistake(
         "01_line_splitter",
         "forgets a CR at the end of a chunk",
-        "re.split(rb",
-        fails=("check-cr-split", "check-every-split"),
+        "LINE_END.finditer",
+        fails=("check-cr-split", "check-every-split", "check-size"),
         code="""
-            *lines, self.pending = re.split(rb"\\r\\n|\\r|\\n", self.pending + chunk)
-            return [line.decode("utf-8") for line in lines]
+            start = self.offset - len(self.pending)
+            self.offset += len(chunk)
+            data, lines, begin = self.pending + chunk, [], 0
+            for end in LINE_END.finditer(data):
+                lines.append(self.line(data[begin : end.start()], start + begin))
+                begin = end.end()
+            self.pending = data[begin:]
+            self.check_size(self.pending, start + begin)
+            return lines
         """,
     ),
     Mistake(
         "01_line_splitter",
         "decodes each chunk on its own",
-        "re.split(rb",
-        fails=("check-pending", "check-every-split"),
+        "LINE_END.finditer",
+        fails=("check-pending", "check-every-split", "check-strict", "check-size"),
         code="""
+            self.offset += len(chunk)
             if self.after_cr and chunk[:1] == b"\\n":
                 chunk = chunk[1:]
                 self.after_cr = False
@@ -521,6 +535,29 @@ MISTAKES = [
             *lines, rest = re.split(r"\\r\\n|\\r|\\n", text)
             self.pending = rest.encode("utf-8")
             return lines
+        """,
+    ),
+    Mistake(
+        "01_line_splitter",
+        "replaces invalid UTF-8 instead of raising",
+        "UnicodeDecodeError.start",
+        fails=("check-strict",),
+        edits=(('return raw.decode("utf-8")', 'return raw.decode("utf-8", errors="replace")'),),
+    ),
+    Mistake(
+        "01_line_splitter",
+        "counts offsets in the chunk, not in the stream",
+        "LINE_END.finditer",
+        fails=("check-strict", "check-size"),
+        edits=(("start = self.offset - len(self.pending)", "start = -len(self.pending)"),),
+    ),
+    Mistake(
+        "01_line_splitter",
+        "has no size limit",
+        "max_line_bytes None: no limit",
+        fails=("check-size",),
+        code="""
+            pass
         """,
     ),
     Mistake(
@@ -966,7 +1003,7 @@ def test_progress_names_the_first_failing_check_and_counts_the_others(course, ca
     )
     table = progress_table(exercises, capsys, "01")
     assert row(table, "01_line_splitter").endswith(
-        " 2 of 4  Check 3: a CRLF split across chunks: chunk 2 (b'\\ndata: {}\\r') should c…"
+        " 3 of 6  Check 3: a CRLF split across chunks: chunk 2 (b'\\ndata: {}\\r') should c…"
     )
     assert "02_thinking_blocks" not in table
     assert "Next: 01_line_splitter, Check 3: a CR at the end of one chunk" in table
@@ -1054,6 +1091,7 @@ def test_nbval_reports_a_failing_check_under_its_own_name_not_its_cell_number(co
     assert failed == [
         "exercises/01_line_splitter.ipynb::Check 3",
         "exercises/01_line_splitter.ipynb::Check 4",
+        "exercises/01_line_splitter.ipynb::Check 6",
     ], run.stdout
     assert (
         "Check 3: a CR at the end of one chunk, and its LF at the start of the next.\n"

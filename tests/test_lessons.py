@@ -44,7 +44,7 @@ TIME = re.compile(r"\*\*Time:\*\* about (\d+) minutes")
 SELF_STUDY = re.compile(r"about (\d+) minutes on your own")
 # The lessons converted to the learner's own client (my_client/), held to its conventions;
 # a lesson joins this list when it is converted.
-CONVERTED = ["03_event_state_machine", "04_tool_use"]
+CONVERTED = ["01_sse_wire_format", "02_chunks_to_lines", "03_event_state_machine", "04_tool_use"]
 
 lessons = pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
 
@@ -323,8 +323,11 @@ def run_lesson(path, tmp_path, with_references):
             allow_errors=True,
             resources={"metadata": {"path": str(path.parent)}},
         ).execute()
-    finally:
-        os.environ["STREAMING_COURSE_MY_CLIENT"] = saved or ""
+    finally:  # back to the run's own folder (the root conftest.py), never to none at all
+        if saved is None:
+            os.environ.pop("STREAMING_COURSE_MY_CLIENT")
+        else:
+            os.environ["STREAMING_COURSE_MY_CLIENT"] = saved
     return {
         check.id: "".join(output.get("text", "") for output in check.outputs)
         for _, _, check, _, _ in tasks(notebook.cells)

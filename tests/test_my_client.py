@@ -163,3 +163,13 @@ def test_a_later_lessons_stage_given_from_the_courses_answers_stands_in_for_its_
     assert chain.run(where, given=["tool_input"]) == 0  # lesson 03: tool_input is lesson 04's
     assert "tool_input: the course's answer here" in capsys.readouterr().out
     assert chain.run(where) == 1  # without it, the stub of tool_input fails the tool fixtures
+
+
+def test_a_file_that_does_not_load_fails_every_fixture_by_name_without_a_traceback(
+    tmp_path, capsys
+):
+    where = my_client.ensure(tmp_path / "my_client")
+    (where / "sse.py").write_text("def feed_line(decoder, line)\n", encoding="utf-8")
+    status, out = run_command(capsys, "--dir", str(where))
+    assert status == 1 and "Traceback" not in out
+    assert "my_client/sse.py does not load: SyntaxError" in out.splitlines()[2]

@@ -94,11 +94,19 @@ STAGE_NAMES = ("lines", "sse", "accumulator", "tool_input")
 
 def rows(where: Path | None, given: Iterable[str] = ()) -> list[Row]:
     """One row per fixture the library passes, for the stages in `where` (None: my_client/);
-    the stages named in `given` are the course's reference answers instead."""
+    the stages named in `given` are the course's reference answers instead. A file that
+    does not even load (a syntax error) fails every fixture, naming the file."""
     given = set(given)
-    modules = {name: load(name, REFERENCE if name in given else where) for name in STAGE_NAMES}
+    names = passed_by_the_library()
+    modules = {}
+    for stage in STAGE_NAMES:
+        try:
+            modules[stage] = load(stage, REFERENCE if stage in given else where)
+        except Exception as error:  # the learner's file: reported in the table, never raised
+            why = f"my_client/{stage}.py does not load: {type(error).__name__}: {error}"
+            return [Row(name, [False] * len(CHUNK_SIZES), why) for name in names]
     run = client(modules)
-    return [compare(run, name) for name in passed_by_the_library()]
+    return [compare(run, name) for name in names]
 
 
 def table(results: list[Row], width: int = 70) -> str:
@@ -131,7 +139,14 @@ def table(results: list[Row], width: int = 70) -> str:
 
 
 def summary(results: list[Row]) -> str:
-    """`N of M fixtures match the SDK at every chunk size`, and what to write next if not all do."""
+    """`N of M fixtures match the SDK at every chunk size`, and what to write next if a stub
+    stopped a fixture.
+
+    >>> stub = "write feed in my_client/lines.py (lesson 02)"
+    >>> print(summary([Row("text_only", [True] * 3, ""), Row("fixture", [False] * 3, stub)]))
+    1 of 2 fixtures match the SDK at every chunk size
+    Next: write feed in my_client/lines.py (lesson 02).
+    """
     done = sum(all(row.matches) for row in results)
     line = f"{done} of {len(results)} fixtures match the SDK at every chunk size"
     stubs = [row.difference for row in results if row.difference.startswith("write ")]

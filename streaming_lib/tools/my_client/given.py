@@ -56,7 +56,13 @@ class LineDecoder:
         self.after_cr = False  # the last chunk ended with CR: an LF next ends no line
 
     def flush(self) -> list[str]:
-        """The stream ended: its last line if no line ending closed it (0 or 1 str)."""
+        """The stream ended: its last line if no line ending closed it (0 or 1 str).
+
+        >>> decoder = LineDecoder()
+        >>> decoder.pending += b"data: no line ending"
+        >>> decoder.flush(), decoder.flush()
+        (['data: no line ending'], [])
+        """
         lines = [self.pending.decode("utf-8", errors="replace")] if self.pending else []
         self.pending = bytearray()
         return lines
