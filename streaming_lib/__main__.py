@@ -37,9 +37,23 @@ def port_number(text: str) -> int:
     return int(text)
 
 
+class CommandsFormatter(argparse.HelpFormatter):
+    """argparse's formatter, with the commands' help column placed after the longest
+    command name (argparse measures the names without their indent, so a command
+    longer than the others had its help pushed onto the next line)."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            longest = max(map(len, action.choices)) + self._current_indent
+            indented = longest + 2 * self._indent_increment
+            self._action_max_length = max(self._action_max_length, indented)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m streaming_lib",
+        formatter_class=CommandsFormatter,
         description="Tools of the streaming course.",
         epilog="`python -m streaming_lib COMMAND --help` tells a command's options.",
     )
@@ -161,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_my_client(commands: argparse._SubParsersAction) -> None:
     my_client = commands.add_parser(
-        "my-client", help="run your own client (my_client/) on every fixture, against the SDK"
+        "my-client", help="your own client (my_client/) on every fixture, vs the SDK"
     )
     my_client.add_argument(
         "--dir",

@@ -32,7 +32,7 @@ TOP_MODULES = {
     "fast",
     "partial_json_strings",
 }
-SUBPACKAGES = {"chat", "lab", "tools"}
+SUBPACKAGES = {"chat", "lab", "providers", "tools"}
 
 # What a learner or a reader sees: notebooks (both editions), exercises, solutions, docs.
 NOTEBOOKS = sorted(
@@ -105,7 +105,7 @@ def can_find_spec(name: str) -> bool:
         return False
 
 
-def test_the_top_of_the_package_holds_only_the_pipeline_and_its_three_subpackages():
+def test_the_top_of_the_package_holds_only_the_pipeline_and_its_four_subpackages():
     modules = {path.stem for path in PACKAGE.glob("*.py")}
     folders = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()}
     assert modules == TOP_MODULES
