@@ -30,6 +30,13 @@ from .lab.api import DEFAULT_MODEL
 from .tools.fixtures import MAIN_FIXTURE, stream_path
 
 
+def port_number(text: str) -> int:
+    """A TCP port (int, 0 to 65535; 0: any free one) for `--port`; a usage error otherwise."""
+    if not (text.isascii() and text.isdigit() and int(text) <= 65535):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: give a number from 0 to 65535")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m streaming_lib", description="Tools of the streaming course."
@@ -69,7 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="a fixture name or an .sse file (default: fixture)",
     )
     serve.add_argument(
-        "--port", type=int, default=argparse.SUPPRESS, metavar="P", help="the port (default: 8765)"
+        "--port",
+        type=port_number,
+        default=argparse.SUPPRESS,
+        metavar="P",
+        help="the port (default: 8765)",
     )
     serve.add_argument(
         "--pace",
@@ -120,7 +131,11 @@ def build_parser() -> argparse.ArgumentParser:
         "chat", help="serve the chat page and its relay to the Messages API on 127.0.0.1"
     )
     chat.add_argument(
-        "--port", type=int, default=argparse.SUPPRESS, metavar="P", help="the port (default: 8000)"
+        "--port",
+        type=port_number,
+        default=argparse.SUPPRESS,
+        metavar="P",
+        help="the port (default: 8000)",
     )
     chat.add_argument(
         "--fixture",

@@ -2,6 +2,7 @@
 same-origin only, its own request shape only, the key kept, Stop reaching upstream."""
 
 import asyncio
+import doctest
 import json
 import os
 import signal
@@ -9,6 +10,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 
 import httpx
 import pytest
@@ -17,12 +19,18 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
+from test_server import recorded_errors
 
+import streaming_lib.chat
+import streaming_lib.chat.app as chat_app
+import streaming_lib.chat.runner
+import streaming_lib.chat.upstream
+from streaming_lib.__main__ import main
 from streaming_lib.aio import aaccumulate
 from streaming_lib.chat import ChatServer, ThreadedServer, build_app
-from streaming_lib.chat.app import MAX_BODY_BYTES, MAX_PROMPT_CHARS, WRITE_FILE
-from streaming_lib.fixtures import FIXTURES_DIR, read_fixture
-from streaming_lib.server import split_events
+from streaming_lib.chat.app import HUSH, MAX_BODY_BYTES, MAX_PROMPT_CHARS, WRITE_FILE
+from streaming_lib.lab.replay_plan import split_events
+from streaming_lib.tools.fixtures import FIXTURES_DIR, read_fixture
 
 FAKE_KEY = "sk-ant-api03-FAKE-KEY-never-shown-0123456789"
 PROMPT = {"prompt": "Fix the bug in calc.py"}
@@ -32,6 +40,12 @@ def post_chat(chat, path="/chat", body=PROMPT, **headers):
     return httpx.post(
         chat.url + path, json=body, headers={"origin": chat.url, **headers}, timeout=10
     )
+
+
+@pytest.fixture
+def error_log():
+    """The errors uvicorn logs during the test (a list of str, read at its end)."""
+    yield from recorded_errors()
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +132,7 @@ def test_stop_closes_the_upstream_request_at_once_and_the_replay_server_sees_it(
         ) as reply:
             first = next(reply.iter_raw())
         assert first.startswith(b"event: message_start")
-        assert chat.replay.wait_for_disconnects(1, timeout=2)
+        assert chat.replay.wait_for_disconnects(1, timeout=1)  # within a second of the Stop
 
 
 def test_a_cut_upstream_is_handed_on_as_a_cut_not_as_a_clean_end(chat):
@@ -151,7 +165,8 @@ def no_upstream(request):
 @pytest.fixture
 def client():
     app = build_app("http://upstream.invalid", transport=httpx.MockTransport(no_upstream))
-    return TestClient(app, base_url="http://127.0.0.1:8000")
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        yield client
 
 
 OWN = {"origin": "http://127.0.0.1:8000"}
@@ -304,6 +319,7 @@ def test_the_chat_command_prints_its_url_serves_the_page_and_stops_on_ctrl_c():
         first_line = process.stdout.readline()
         url = f"http://127.0.0.1:{port}"
         assert first_line.startswith(f"Chat page: {url}/"), first_line
+        assert "the replay server, replaying fixture.sse" in first_line, first_line
         assert "<title>Streaming chat</title>" in httpx.get(url + "/").text
         assert httpx.post(
             url + "/chat", json=PROMPT, headers={"origin": url}
@@ -348,3 +364,317 @@ def test_odd_bodies_are_refused_with_a_4xx_never_a_500(body, content_type, statu
         headers = {"content-type": content_type, "origin": chat.url}
         answer = httpx.post(chat.url + "/chat", content=body.encode(), headers=headers)
     assert answer.status_code == (status or 200)
+
+
+# ---- Hostile or broken upstreams, vanished pages: no 500, no traceback, nothing left open ----
+
+
+class RawUpstream:
+    """A fake upstream on a raw socket of 127.0.0.1: it reads each request's headers, sends
+    `head` (bytes), then `trickle` one byte every 0.05 s, then hangs up (`then="close"`) or
+    stays silent (`then="hold"`). `.open` counts the connections the relay has not closed."""
+
+    def __init__(self, head=b"", *, trickle=b"", then="hold"):
+        self.head, self.trickle, self.then = head, trickle, then
+        self.open, self.seen = 0, 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.threads = []
+
+    def serve(self, connection):
+        with connection:
+            connection.settimeout(5)
+            received = b""
+            try:
+                while b"\r\n\r\n" not in received:
+                    received += connection.recv(4096) or b"\r\n\r\n"  # (or it hung up)
+                connection.sendall(self.head)
+                for byte in self.trickle:
+                    connection.sendall(bytes([byte]))
+                    time.sleep(0.05)
+                if self.then == "hold":
+                    while connection.recv(4096):  # until the relay closes it
+                        pass
+            except OSError:  # the relay closed it first
+                pass
+            finally:
+                self.open -= 1
+
+    def accept(self):
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            self.open, self.seen = self.open + 1, self.seen + 1
+            thread = threading.Thread(target=self.serve, args=(connection,), daemon=True)
+            self.threads.append(thread)
+            thread.start()
+
+    def __enter__(self):
+        threading.Thread(target=self.accept, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.listener.close()
+
+    def wait_until_closed(self, within):
+        """True once the relay has opened a connection and closed every one, within `within` s."""
+        deadline = time.monotonic() + within
+        while (self.seen == 0 or self.open) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.seen > 0 and self.open == 0
+
+
+def relay_to(upstream, **options):
+    """The chat app relaying to `upstream` (a URL), served in a thread."""
+    return ThreadedServer(build_app(upstream, **options), log_filter=HUSH)
+
+
+def hang_up_after(app_url, seconds):
+    """Post a prompt to the relay at `app_url`, then hang up after `seconds` without an answer."""
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(app_url + "/chat", json=PROMPT, headers={"origin": app_url}, timeout=seconds)
+    return time.monotonic()
+
+
+def response_head(status, content_type, length):
+    return (
+        f"HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {length}\r\n\r\n"
+    ).encode()
+
+
+def test_a_page_hanging_up_before_the_upstream_answers_closes_the_upstream_connection_at_once(
+    error_log,
+):
+    with RawUpstream() as silent, relay_to(silent.url) as app:  # it accepts, then says nothing
+        hung_up = hang_up_after(app.url, 0.5)
+        assert silent.wait_until_closed(within=1)
+        assert time.monotonic() - hung_up < 1
+    assert error_log == []
+
+
+def test_a_page_hanging_up_while_an_error_body_trickles_in_closes_the_upstream_at_once(error_log):
+    head = response_head("500 Internal Server Error", "text/html", 10_000)
+    with RawUpstream(head, trickle=b"<html>" * 100) as trickling, relay_to(trickling.url) as app:
+        hang_up_after(app.url, 0.5)
+        assert trickling.wait_until_closed(within=1)
+    assert error_log == []
+
+
+def test_a_silent_upstream_is_a_504_after_the_read_timeout_and_its_connection_is_closed(
+    error_log,
+):
+    timeout = httpx.Timeout(2.0, read=0.3)
+    with RawUpstream() as silent, relay_to(silent.url, timeout=timeout) as app:
+        reply = post_chat(app)
+        assert silent.wait_until_closed(within=1)
+    assert reply.status_code == 504 and reply.json()["error"]["message"].startswith(
+        "the Messages API did not answer in time"
+    )
+    assert error_log == []
+
+
+def test_an_error_body_cut_off_is_the_relays_own_502_not_a_500(error_log):
+    head = response_head("500 Internal Server Error", "application/json", 1000)
+    with RawUpstream(head + b'{"type": "err', then="close") as cut, relay_to(cut.url) as app:
+        reply = post_chat(app)
+        assert cut.wait_until_closed(within=1)
+    assert reply.status_code == 502
+    assert reply.headers["content-type"] == "application/json"
+    assert reply.json()["error"]["message"] == (
+        "the Messages API answered HTTP 500 with application/json, not an API error"
+    )
+    assert error_log == []
+
+
+def test_a_huge_error_page_is_cut_to_the_cap_and_sent_as_the_relays_own_json(error_log):
+    page = b"<html>" + b"x" * 8_000_000
+    head = response_head("503 Service Unavailable", "text/html", len(page))
+    with RawUpstream(head + page, then="close") as huge, relay_to(huge.url) as app:
+        reply = post_chat(app)
+    assert reply.status_code == 502 and reply.headers["content-type"] == "application/json"
+    assert len(reply.content) < 500 and b"<html>" not in reply.content
+    assert reply.json()["error"]["message"] == (
+        "the Messages API answered HTTP 503 with text/html, not an API error"
+    )
+    assert error_log == []
+
+
+API_ERROR = (
+    b'{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}'
+)
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body", "message"),
+    [
+        (
+            "application/json",
+            API_ERROR,
+            "the Messages API answered HTTP 200 with application/json, not an event stream: "
+            "invalid_request_error: prompt is too long",
+        ),
+        (
+            "text/html",
+            b"<html><body>Bad gateway</body></html>",
+            "the Messages API answered HTTP 200 with text/html, not an event stream",
+        ),
+        (
+            "text/plain",
+            b"event: message_start\n\n",
+            "the Messages API answered HTTP 200 with text/plain, not an event stream",
+        ),
+    ],
+    ids=["json-error", "html", "plain-text"],
+)
+def test_a_200_that_is_not_an_event_stream_is_refused_with_a_plain_error(
+    error_log, content_type, body, message
+):
+    head = response_head("200 OK", content_type, len(body))
+    with RawUpstream(head + body, then="close") as odd, relay_to(odd.url) as app:
+        reply = post_chat(app)
+    assert reply.status_code == 502 and reply.headers["content-type"] == "application/json"
+    assert reply.json()["error"]["message"] == message
+    assert error_log == []
+
+
+def test_an_upstream_api_error_keeps_its_4xx_status_type_and_message_but_a_5xx_becomes_a_502():
+    def answer(request):
+        status = int(request.url.params.get("status", "429"))
+        kind = {429: "rate_limit_error", 529: "overloaded_error"}[status]
+        body = {"type": "error", "error": {"type": kind, "message": "try later"}}
+        return httpx.Response(status, json=body, headers={"retry-after": "3"})
+
+    app = build_app("http://upstream.invalid", transport=httpx.MockTransport(answer))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        limited = client.post("/chat", json=PROMPT, headers=OWN)
+    assert limited.status_code == 429 and "retry-after" not in limited.headers
+    assert limited.json()["error"] == {"type": "rate_limit_error", "message": "try later"}
+
+
+def test_an_overloaded_upstream_is_a_502_that_says_its_status():
+    body = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    transport = httpx.MockTransport(lambda request: httpx.Response(529, json=body))
+    app = build_app("http://upstream.invalid", transport=transport)
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        reply = client.post("/chat", json=PROMPT, headers=OWN)
+    assert reply.status_code == 502
+    assert reply.json()["error"] == {
+        "type": "overloaded_error",
+        "message": "the Messages API answered HTTP 529: Overloaded",
+    }
+
+
+def test_one_http_client_serves_every_request_and_is_closed_at_shutdown(monkeypatch):
+    made = []
+
+    class CountedClient(httpx.AsyncClient):
+        def __init__(self, **options):
+            super().__init__(**options)
+            made.append(self)
+
+    monkeypatch.setattr(chat_app.httpx, "AsyncClient", CountedClient)
+
+    async def fixture_bytes():  # a stream, as a server's body is, not content read at once
+        yield read_fixture("fixture")
+
+    stream = httpx.MockTransport(
+        lambda request: httpx.Response(
+            200, content=fixture_bytes(), headers={"content-type": "text/event-stream"}
+        )
+    )
+    app = build_app("http://upstream.invalid", transport=stream)
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        for _ in range(3):
+            assert client.post("/chat", json=PROMPT, headers=OWN).content == read_fixture("fixture")
+        assert len(made) == 1 and not made[0].is_closed
+    assert made[0].is_closed
+
+
+def test_a_page_hanging_up_mid_body_or_too_slow_to_send_it_leaves_no_traceback(error_log):
+    half = (
+        b"POST /chat HTTP/1.1\r\nhost: 127.0.0.1\r\norigin: http://127.0.0.1\r\n"
+        b'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"pro'
+    )
+    app = build_app("http://upstream.invalid", transport=httpx.MockTransport(no_upstream))
+    with ThreadedServer(app, request_timeout=0.3) as slow:
+        gone = socket.create_connection(("127.0.0.1", slow.port))
+        gone.sendall(half)
+        gone.close()
+        stalled = socket.create_connection(("127.0.0.1", slow.port))
+        stalled.sendall(half)
+        stalled.settimeout(2)
+        assert stalled.recv(4096) == b""  # cut off after the request timeout, no answer
+        stalled.close()
+    assert error_log == []
+
+
+@pytest.mark.parametrize(
+    ("environ", "options", "message"),
+    [
+        ({}, ["--host", "::1"], "cannot listen on ::1 port 0"),
+        (
+            {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": "ftp://example.com"},
+            [],
+            "ANTHROPIC_BASE_URL: the upstream must be an http(s) URL with a host, not "
+            "'ftp://example.com'",
+        ),
+        (
+            {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": "http://[bad"},
+            [],
+            "ANTHROPIC_BASE_URL: the upstream must be an http(s) URL with a host, not "
+            "'http://[bad'",
+        ),
+        ({}, ["--fixture", "no_such_fixture"], "cannot replay no_such_fixture: no such fixture"),
+    ],
+    ids=["ipv6-host", "ftp-base-url", "bad-base-url", "no-such-fixture"],
+)
+def test_the_chat_commands_start_up_errors_are_one_sentence_and_status_2(
+    capsys, monkeypatch, environ, options, message
+):
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    assert main(["chat", "--port", "0", *options]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("Cannot start the chat page: " + message), err
+
+
+def test_the_chat_command_on_a_port_in_use_says_so_in_one_line(capsys, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        threads_before = set(threading.enumerate())
+        assert main(["chat", "--port", str(port)]) == 2
+        assert set(threading.enumerate()) == threads_before  # the replay server it started stopped
+    err = capsys.readouterr().err
+    assert (
+        err == f"Cannot start the chat page: cannot listen on 127.0.0.1 port {port}: "
+        "Address already in use\n"
+    )
+
+
+def test_a_bad_fault_parameter_from_the_page_gets_the_replay_servers_400_naming_it(chat):
+    for query, named in [
+        ("pace=abc", "pace='abc'"),
+        ("error_after=1%0D%0A", "error_after='1\\r\\n'"),
+    ]:
+        reply = post_chat(chat, "/chat?" + query)
+        assert reply.status_code == 400 and reply.headers["content-type"] == "application/json"
+        assert reply.json()["error"]["message"].startswith(named + ": expected")
+
+
+def test_the_module_examples_run():
+    for module in (
+        streaming_lib.chat,
+        chat_app,
+        streaming_lib.chat.runner,
+        streaming_lib.chat.upstream,
+    ):
+        results = doctest.testmod(module)
+        assert results.attempted > 0 and results.failed == 0, module.__name__

@@ -15,12 +15,13 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 from test_stepper_browser import CHROMIUM, CHROMIUM_ARGS, missing
 
-from streaming_lib.accumulator import MessageAccumulator
+from streaming_lib.accumulator import MessageAccumulator, accumulate
 from streaming_lib.chat import ChatServer, ThreadedServer
+from streaming_lib.errors import StreamError
 from streaming_lib.events import iter_events
-from streaming_lib.fixtures import FIXTURES_DIR, chunked, read_fixture
-from streaming_lib.server import plan_body
+from streaming_lib.lab.replay_plan import plan_body
 from streaming_lib.sse import iter_sse
+from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, read_fixture
 
 pytestmark = pytest.mark.browser
 
@@ -291,3 +292,54 @@ def test_the_page_runs_a_call_only_by_the_allow_list_and_skips_events_the_api_do
         ask(page, chat.url + "/")
         expect(page.locator("#status")).to_have_text("done: stop_reason tool_use")
     assert page.locator("#answer").text_content() == TEXT
+
+
+# ---- Streams the library refuses: the page refuses them too, with the library's sentence -----
+
+RAW = read_fixture("fixture")
+FIRST_EVENT = RAW[: RAW.index(b"\n\n") + 2]  # message_start
+SECOND_BLOCK = RAW.index(
+    b'event: content_block_start\ndata: {"type":"content_block_start","index":1'
+)
+
+
+def broken(name):
+    """The course fixture, broken as `name` says (bytes)."""
+    if name == "a second message_start":
+        return RAW[:SECOND_BLOCK] + FIRST_EVENT + RAW[SECOND_BLOCK:]
+    if name == "a name its data contradicts":
+        stop = b'event: content_block_stop\ndata: {"type":"content_block_stop"'
+        return RAW.replace(stop, stop.replace(b'"content_block_stop"', b'"message_stop"'), 1)
+    if name == "an index of __proto__":
+        start = RAW[SECOND_BLOCK:].replace(b'"index":1', b'"index":"__proto__"', 1)
+        return RAW[:SECOND_BLOCK] + start
+    raise ValueError(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["a second message_start", "a name its data contradicts", "an index of __proto__"]
+)
+def test_a_stream_the_library_refuses_is_refused_by_the_page_with_the_same_sentence(page, name):
+    raw = broken(name)
+    with pytest.raises(StreamError) as refused:
+        accumulate([raw])
+    with ChatServer(raw, pace=0, environ={}) as chat:
+        ask(page, chat.url + "/")
+        expect(page.locator("#status")).to_have_text(
+            f"error: bad_event: {refused.value}; the answer above is partial"
+        )
+    # What came before the bad event is kept, and the page still renders.
+    assert page.locator("#answer").text_content() == TEXT
+
+
+def test_a_200_that_is_not_an_event_stream_shows_as_a_plain_error(page):
+    html = HTMLResponse("<!doctype html><title>502 Bad Gateway</title>")
+    gateway = Starlette(routes=[Route("/v1/messages", lambda request: html, methods=["POST"])])
+    with ThreadedServer(gateway) as upstream:
+        environ = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": upstream.url}
+        with ChatServer(environ=environ) as chat:
+            ask(page, chat.url + "/")
+            expect(page.locator("#status")).to_have_text(
+                "error: HTTP 502: api_error: the Messages API answered HTTP 200 with text/html, "
+                "not an event stream"
+            )

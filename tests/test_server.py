@@ -8,6 +8,7 @@ and nothing left running once the server's block ends.
 import doctest
 import itertools
 import json
+import logging
 import math
 import signal
 import socket
@@ -23,7 +24,9 @@ import httpx2
 import pytest
 
 import streaming_lib.lab.network
+import streaming_lib.lab.replay_plan
 import streaming_lib.lab.server
+import streaming_lib.lab.threaded
 from streaming_lib import (
     APIStreamError,
     EventDataError,
@@ -36,6 +39,14 @@ from streaming_lib.lab.api import DEFAULT_MODEL, SSE_CONTENT_TYPE, free_port
 from streaming_lib.lab.network import open_stream, timed_stream, until_dropped
 from streaming_lib.lab.replay_plan import OVERLOADED, split_events
 from streaming_lib.lab.server import GRACE, ReplayServer
+from streaming_lib.lab.threaded import (
+    KEEP_ALIVE,
+    MAX_CONNECTIONS,
+    MAX_HEADER_BYTES,
+    REQUEST_TIMEOUT,
+    ThreadedServer,
+    server_config,
+)
 from streaming_lib.tools.fixtures import fixture_names, read_fixture
 from streaming_lib.tools.sdk import compare_messages, sdk_final_message
 
@@ -458,6 +469,180 @@ def test_ctrl_c_with_a_stream_open_stops_the_server_and_cuts_the_stream_without_
 
 
 def test_the_module_examples_run():
-    for module in (streaming_lib.lab.server, streaming_lib.lab.network):
+    for module in (streaming_lib.lab.server, streaming_lib.lab.network, streaming_lib.lab.threaded):
         results = doctest.testmod(module)
         assert results.attempted > 0 and results.failed == 0
+
+
+# -- hostile input: a 400 naming the problem, never a 500, a traceback or an empty reply -------
+
+
+class ErrorLog(logging.Filter):
+    """Records what uvicorn logs as an error (a traceback, an app that failed), once added to
+    its `uvicorn.error` logger. (A filter, not a handler: uvicorn replaces the handlers.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.errors = []
+
+    def filter(self, record):
+        if record.levelno >= logging.ERROR or record.exc_info:
+            self.errors.append(record.getMessage())
+        return True
+
+
+def recorded_errors():
+    """Yields the list (of str) of the errors uvicorn logs until it is resumed."""
+    log = ErrorLog()
+    logging.getLogger("uvicorn.error").addFilter(log)
+    try:
+        yield log.errors
+    finally:
+        logging.getLogger("uvicorn.error").removeFilter(log)
+
+
+@pytest.fixture
+def error_log():
+    """The errors uvicorn logs during the test (a list of str, read at its end)."""
+    yield from recorded_errors()
+
+
+def test_json_nested_past_pythons_stack_is_a_400_not_a_500(server, error_log):
+    reply = httpx.post(
+        server.url + "/v1/messages", content=b"[" * 100_000, headers={"content-type": "x"}
+    )
+    assert reply.status_code == 400
+    assert reply.json()["error"]["message"].startswith("the body is not JSON")
+    assert error_log == []
+
+
+@pytest.mark.parametrize("value", ["é€", "no\r\nx-evil: 1", "no\n", "no\r", "n\x00o", "maybe", ""])
+def test_x_accel_buffering_takes_only_yes_or_no_and_anything_else_is_a_400_naming_it(
+    server, error_log, value
+):
+    assert (
+        refusal(server, params={"x_accel_buffering": value})
+        == f"x_accel_buffering={value!r}: expected one of: yes, no"
+    )
+    assert error_log == []
+
+
+@pytest.mark.parametrize("name", list(streaming_lib.lab.replay_plan.OPTIONS))
+def test_every_option_refuses_a_value_with_a_line_break_or_a_nul_naming_the_option(server, name):
+    for value in ("1\r\n", "1\x00", "１"):  # the last: a full-width digit
+        assert refusal(server, params={name: value}).startswith(f"{name}={value!r}: ")
+
+
+def raw_request(port, data, *, close=True):
+    """Send `data` (bytes) on a new connection to 127.0.0.1:`port`; the open socket if not
+    `close`."""
+    connection = socket.create_connection(("127.0.0.1", port), timeout=5)
+    connection.sendall(data)
+    if close:
+        connection.close()
+    return connection
+
+
+HALF_A_BODY = b'POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{"str'
+
+
+def test_a_client_hanging_up_mid_body_leaves_no_traceback(server, error_log):
+    raw_request(server.port, HALF_A_BODY)
+    time.sleep(0.3)  # the server reads, then sees the hang-up
+    assert httpx.post(server.url + "/v1/messages", json={"stream": False}).status_code == 200
+    assert error_log == []
+
+
+def closed_by_the_server(connection, within):
+    """True if the server closes `connection` within `within` seconds (what it sends before
+    is read and dropped)."""
+    deadline = time.monotonic() + within
+    try:
+        while time.monotonic() < deadline:
+            connection.settimeout(max(deadline - time.monotonic(), 0.01))
+            if connection.recv(4096) == b"":
+                return True
+        return False
+    except TimeoutError:
+        return False
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [b"", b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-le", HALF_A_BODY],
+    ids=["nothing", "half the headers", "half the body"],
+)
+def test_a_client_too_slow_to_send_its_request_is_cut_off_after_the_request_timeout(
+    sent, error_log
+):
+    app = streaming_lib.lab.server.build_app(FIXTURE, pace=0)
+    with ThreadedServer(app, request_timeout=0.5, log_filter=streaming_lib.lab.server.HUSH) as slow:
+        started = time.monotonic()
+        connection = raw_request(slow.port, sent, close=False)
+        assert closed_by_the_server(connection, within=2.5)
+        assert time.monotonic() - started >= 0.4  # not before its time
+    assert error_log == []
+
+
+def test_the_request_timeout_does_not_cut_a_response_that_lasts_longer():
+    app = streaming_lib.lab.server.build_app(FIXTURE, pace=0)
+    with ThreadedServer(app, request_timeout=0.2) as slow:
+        reply = httpx.post(slow.url + "/v1/messages?hold_open=0.6", json={"stream": True})
+    assert reply.status_code == 200 and reply.content == FIXTURE
+
+
+def test_a_connection_idle_after_its_answer_is_closed_too():
+    app = streaming_lib.lab.server.build_app(FIXTURE, pace=0)
+    with ThreadedServer(app, request_timeout=0.3) as slow:
+        connection = raw_request(
+            slow.port, b"GET /v1/messages HTTP/1.1\r\nhost: x\r\n\r\n", close=False
+        )
+        assert connection.recv(4096).startswith(b"HTTP/1.1 405")
+        assert closed_by_the_server(connection, within=2)
+
+
+def test_connections_past_the_cap_get_a_503_and_the_server_serves_again_once_they_close():
+    app = streaming_lib.lab.server.build_app(FIXTURE, pace=0)
+    with ThreadedServer(app, max_connections=3) as capped:
+        idle = [raw_request(capped.port, b"", close=False) for _ in range(3)]
+        time.sleep(0.2)  # the server has accepted them
+        assert httpx.post(capped.url + "/v1/messages", json={}).status_code == 503
+        for connection in idle:
+            connection.close()
+        time.sleep(0.2)
+        assert httpx.post(capped.url + "/v1/messages", json={}).status_code == 200
+
+
+def test_the_server_sets_its_limits_from_uvicorns_own_settings():
+    config = server_config(None)
+    assert (config.limit_concurrency, config.timeout_keep_alive) == (MAX_CONNECTIONS, KEEP_ALIVE)
+    assert config.h11_max_incomplete_event_size == MAX_HEADER_BYTES
+    assert config.http.request_timeout == REQUEST_TIMEOUT
+
+
+# -- the command's start-up errors: one sentence, no traceback --------------------------------
+
+
+def one_line_error(capsys):
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    assert f"port {port}: Address already in use" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("port", ["70000", "-1", "http", "８０"])
+def test_serve_with_a_port_that_is_none_is_a_usage_error(capsys, port):
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--port", port])
+    assert exited.value.code == 2
+    assert "--port" in capsys.readouterr().err

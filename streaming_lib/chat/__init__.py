@@ -1,6 +1,7 @@
 """The capstone: a chat page in the browser, streamed through a relay (notebook 07).
 
-`app.py` is the relay and the page's server (starlette); `runner.py` runs it
+`app.py` is the relay and the page's server (starlette), `upstream.py` what it
+answers when the upstream does not stream; `runner.py` runs it
 (`ChatServer` in a thread, `serve` for `python -m streaming_lib chat`); the
 page's own stream parser is `static/chat.js`.
 

@@ -6,7 +6,7 @@
 The relay calls `POST {upstream}/v1/messages` with `"stream": true` and hands
 the response body on, chunk by chunk, untouched: the page parses it itself
 (static/chat.js, with the rules of notebooks 01-03). The upstream is the local
-replay server (`streaming_lib.server.ReplayServer`) unless an API key is given,
+replay server (`streaming_lib.lab.server.ReplayServer`) unless an API key is given,
 then the real API. The key goes upstream in `x-api-key` and nowhere else: the
 page talks only to this app, and no upstream header comes back to it.
 
@@ -19,6 +19,21 @@ The relay is not an open proxy (anyone who can reach it could spend the key):
 - it accepts only its own request shape, `{"prompt": str}` of at most
   MAX_PROMPT_CHARS characters, as JSON (else 400, 415 or 422), and builds the
   upstream request itself; no header or field of the page's is forwarded.
+
+What the page gets back is the upstream's stream, or an error of the relay's
+own (JSON, `{"type": "error", ...}`, never the upstream's body or content type):
+
+- a non-200 answer: its status if it is a 4xx, else 502 (the relay never
+  answers a 500), with the API error's type and message if its body (read up
+  to MAX_ERROR_BYTES) is one;
+- a 200 whose content type is not `text/event-stream` (a JSON error, an HTML
+  page): 502, saying so, with the API error's message if the body is one;
+- no answer at all: 502 (unreachable) or 504 (silent past the read timeout).
+
+The page hanging up (Stop, a closed tab) closes the upstream request at once,
+whether its headers, its error body or its stream were on their way. One HTTP
+client serves every request (opened at start-up, closed at shutdown). How an
+upstream that does not stream is answered: `upstream.py`.
 
 With the local replay server, the page's query parameters `error_after`,
 `drop_at`, `pace`, `first_token_delay` and `hold_open` are forwarded to it
@@ -40,22 +55,31 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import anyio
 import httpx
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import FileResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Send
 
 from ..partial_json_strings import SURROGATE
+from .upstream import (
+    SSE,
+    checked_upstream,
+    media_type,
+    problem,
+    read_capped,
+    unless_the_page_hangs_up,
+    upstream_problem,
+)
 
 STATIC = Path(__file__).parent / "static"
 REAL_API = "https://api.anthropic.com"
@@ -68,6 +92,9 @@ LOOPBACK_HOSTS = [
     "127.0.0.1",
     "localhost",
 ]  # the Host names answered by default (no IPv6: it listens on IPv4)
+# Seconds: to connect upstream, and to wait for each read (the real API sends a `ping`
+# well within this); a silent upstream past it is a 504. Shorter ones for tests.
+UPSTREAM_TIMEOUT = httpx.Timeout(10.0, read=300.0)
 # The replay server's faults (server.py) the page may ask for; the local upstream only.
 FAULTS = ("error_after", "drop_at", "pace", "first_token_delay", "hold_open")
 
@@ -83,14 +110,6 @@ WRITE_FILE = {
 }
 
 log = logging.getLogger("streaming_lib.chat")
-
-
-def problem(status: int, message: str) -> JSONResponse:
-    """An error for the page, shaped like the API's (`{"type": "error", "error": {...}}`)."""
-    kind = "forbidden" if status == 403 else "invalid_request_error"
-    return JSONResponse(
-        {"type": "error", "error": {"type": kind, "message": message}}, status_code=status
-    )
 
 
 def cross_origin(request: Request) -> str | None:
@@ -115,14 +134,17 @@ def cross_origin(request: Request) -> str | None:
 
 async def read_prompt(request: Request) -> str | Response:
     """The prompt of a `{"prompt": str}` JSON body, or the error response refusing it."""
-    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if media_type != "application/json":  # media types are case-insensitive (RFC 9110, 8.3.1)
+    # Media types are case-insensitive (RFC 9110, 8.3.1).
+    if media_type(request.headers.get("content-type")) != "application/json":
         return problem(415, "the body must be JSON (content-type: application/json)")
     body = b""
-    async for chunk in request.stream():  # read with a cap: a huge body is never held whole
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            return problem(413, f"the body is over {MAX_BODY_BYTES} bytes")
+    try:
+        async for chunk in request.stream():  # read with a cap: a huge body is never held whole
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                return problem(413, f"the body is over {MAX_BODY_BYTES} bytes")
+    except ClientDisconnect:  # gone (or cut off as too slow) before its body ended
+        return problem(400, "the page hung up before its request ended")  # read by no one
     try:
         fields = json.loads(body)
     except (ValueError, RecursionError) as error:  # RecursionError: nested past Python's stack
@@ -186,17 +208,25 @@ def build_app(
     faults: bool = False,
     allowed_hosts: list[str] | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
+    timeout: httpx.Timeout = UPSTREAM_TIMEOUT,
 ) -> Starlette:
     """The chat app (ASGI), relaying to the Messages API at `upstream` (a base URL, no `/v1`).
 
     `api_key` is sent upstream as `x-api-key` (None: no key, as the replay
     server needs none). `faults`: forward the page's fault query parameters
     (only for the local replay server). `allowed_hosts`: the `Host` names
-    answered (default: the loopback names). `transport`: httpx's, for tests.
+    answered (default: the loopback names). `transport`: httpx's, for tests;
+    `timeout`: the upstream's (default UPSTREAM_TIMEOUT). The app's HTTP client
+    is opened by its lifespan: run it with a server, or in `with TestClient(app)`.
+
+    Raises ValueError if `upstream` is not an http(s) URL with a host.
     """
-    upstream = upstream.rstrip("/")
-    if urlsplit(upstream).scheme not in ("http", "https"):
-        raise ValueError(f"the upstream must be an http(s) URL, not {upstream!r}")
+    upstream = checked_upstream(upstream)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, httpx.AsyncClient]]:
+        async with httpx.AsyncClient(transport=transport, timeout=timeout) as client:
+            yield {"client": client}  # each request's `request.state.client`
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
@@ -222,27 +252,36 @@ def build_app(
         if api_key is not None:
             headers["x-api-key"] = api_key
 
-        client = httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(30.0, read=300.0))
+        client: httpx.AsyncClient = request.state.client
+        outgoing = client.build_request(
+            "POST",
+            upstream + "/v1/messages",
+            params=params,
+            headers=headers,
+            json=upstream_request(prompt),
+        )
         try:
-            outgoing = client.build_request(
-                "POST",
-                upstream + "/v1/messages",
-                params=params,
-                headers=headers,
-                json=upstream_request(prompt),
-            )
-            response = await client.send(outgoing, stream=True)
+            response = await unless_the_page_hangs_up(request, client.send(outgoing, stream=True))
+        except httpx.TimeoutException as error:
+            return problem(504, f"the Messages API did not answer in time: {type(error).__name__}")
         except httpx.HTTPError as error:
-            await client.aclose()
             return problem(502, f"the Messages API could not be reached: {type(error).__name__}")
-        if response.status_code != 200:
-            # An API error before the stream (400, 401, 429, 529...): its JSON body
-            # goes to the page with its status; none of its headers does.
-            body = await response.aread()
-            await response.aclose()
-            await client.aclose()
-            media_type = response.headers.get("content-type", "application/json")
-            return Response(body, status_code=response.status_code, media_type=media_type)
+        if response is None:  # the page hung up first: httpx closed the connection
+            return problem(400, "the page hung up before the Messages API answered")
+        if response.status_code != 200 or media_type(response.headers.get("content-type")) != SSE:
+            # An API error before the stream (400, 401, 429, 529...), or a 200 that is
+            # no stream: the relay's own error, from the body's first bytes; none of its
+            # headers, nor its content type, goes to the page.
+            try:
+                body = await unless_the_page_hangs_up(
+                    request, read_capped(response, seconds=timeout.read or 10.0)
+                )
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await response.aclose()
+            return upstream_problem(
+                response.status_code, response.headers.get("content-type"), body or b""
+            )
 
         cut = [False]
 
@@ -264,7 +303,6 @@ def build_app(
                 # that cancellation, so the upstream connection is closed at once.
                 with anyio.CancelScope(shield=True):
                     await response.aclose()
-                    await client.aclose()
 
         relay_headers = {
             "content-type": "text/event-stream; charset=utf-8",
@@ -280,7 +318,9 @@ def build_app(
     ]
     hosts = allowed_hosts if allowed_hosts is not None else LOOPBACK_HOSTS
     app = Starlette(
-        routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)]
+        routes=routes,
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
+        lifespan=lifespan,
     )
     app.state.upstream = upstream
     return app

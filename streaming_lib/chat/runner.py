@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..lab.server import DEFAULT_PACE, ReplayServer
 from ..lab.threaded import ThreadedServer
-from .app import HUSH, LOOPBACK_HOSTS, REAL_API, build_app
+from .app import HUSH, LOOPBACK_HOSTS, REAL_API, build_app, checked_upstream
 
 HOST = "127.0.0.1"  # the app listens on this machine only, unless told otherwise
 DEFAULT_PORT = 8000
@@ -35,6 +35,10 @@ class ChatServer:
     `.replay` the local `ReplayServer` that it started (None when the upstream
     is the real API: `environ`, default `os.environ`, holds `ANTHROPIC_API_KEY`;
     `ANTHROPIC_BASE_URL` then replaces the real API's URL). On exit both stop.
+
+    Raises ValueError for a fixture that cannot be read or an
+    `ANTHROPIC_BASE_URL` that is not an http(s) URL; `start()` raises
+    OSError if it cannot listen on `host`:`port` (see `threaded.listen`).
     """
 
     def __init__(
@@ -48,9 +52,21 @@ class ChatServer:
     ) -> None:
         environ = os.environ if environ is None else environ
         self.api_key = environ.get("ANTHROPIC_API_KEY") or None
-        self.replay = None if self.api_key else ReplayServer(fixture, pace=pace)
+        self.replay = None
+        if not self.api_key:
+            try:
+                self.replay = ReplayServer(fixture, pace=pace)
+            except (OSError, ValueError) as error:
+                what = "the stream given" if isinstance(fixture, bytes) else fixture
+                raise ValueError(f"cannot replay {what}: {error}") from None
         # The real API's URL; the local replay server's is known once it has started.
-        self.upstream = (environ.get("ANTHROPIC_BASE_URL") or REAL_API) if self.api_key else ""
+        self.upstream = ""
+        if self.api_key:
+            url = environ.get("ANTHROPIC_BASE_URL") or REAL_API
+            try:
+                self.upstream = checked_upstream(url)
+            except ValueError as error:
+                raise ValueError(f"ANTHROPIC_BASE_URL: {error}") from None
         self.host, self.port, self.url = host, port, ""
         self.server: ThreadedServer | None = None
 
@@ -96,13 +112,19 @@ def serve(
     try:
         chat = ChatServer(fixture, pace=pace, host=host, port=port)
     except (OSError, ValueError) as error:
-        print(f"Cannot replay {fixture}: {error}", file=sys.stderr)
+        print(f"Cannot start the chat page: {error}", file=sys.stderr)
         return 2
-    with chat:
+    try:
+        chat.start()
+    except OSError as error:  # the port is taken, the address is not this machine's IPv4 one
+        print(f"Cannot start the chat page: {error}", file=sys.stderr)
+        return 2
+    try:
+        replayed = Path(fixture).name if str(fixture).endswith(".sse") else f"{fixture}.sse"
         where = (
             f"the real API ({chat.upstream})"
             if chat.replay is None
-            else f"the replay server, fixture {fixture}"
+            else f"the replay server, replaying {replayed}"
         )
         print(f"Chat page: {chat.url}/  (answers from {where}). Ctrl-C stops it.")
         if chat.replay is not None:
@@ -116,4 +138,6 @@ def serve(
                 time.sleep(0.2)
         except KeyboardInterrupt:
             pass
+    finally:
+        chat.stop()
     return 0

@@ -123,6 +123,10 @@ def delays(pieces: list[bytes], pace: float, first_token_delay: float = 0.0) -> 
     return waits
 
 
+# A number as a person types it: ASCII digits, one optional point, an optional exponent.
+DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
 def count(text: str) -> int:
     """`text` as a number of events or bytes (int, 0 or more); ValueError otherwise.
 
@@ -137,11 +141,13 @@ def count(text: str) -> int:
 def seconds(text: str | float) -> float:
     """`text` as a delay (float, seconds, from 0 to MAX_SECONDS); ValueError otherwise.
 
-    `float()` alone accepts "inf" (a sleep that never ends: the stream hangs) and
-    "nan" (false in every comparison, so no later check would catch it).
+    `float()` alone accepts "inf" (a sleep that never ends: the stream hangs),
+    "nan" (false in every comparison, so no later check would catch it), and
+    spaces, line breaks and digits of other scripts around or in the number: text
+    is read only if it is a plain decimal number (`DECIMAL`).
     """
     try:
-        delay = float(text)
+        delay = float(text) if not isinstance(text, str) or DECIMAL.fullmatch(text) else math.nan
     except ValueError:
         delay = math.nan  # not a number at all: refused just below, with the same message
     if not 0 <= delay <= MAX_SECONDS:  # false for nan and inf too
@@ -156,15 +162,32 @@ def fixture_name(name: str) -> str:
     return name
 
 
-# Fault name -> what reads its value. Read from the query string first, then from `x-replay-NAME`
-# headers.
+def one_of(*choices: str) -> Callable[[str], str]:
+    """A reader of a value that must be one of `choices` (str), as given; ValueError otherwise.
+    (A value that goes into a response header must never be free text: a CR or LF
+    would end the header, a character beyond Latin-1 cannot be sent at all.)
+
+    >>> one_of("yes", "no")("no")
+    'no'
+    """
+
+    def read(text: str) -> str:
+        if text not in choices:
+            raise ValueError(f"expected one of: {', '.join(choices)}")
+        return text
+
+    return read
+
+
+# Fault name -> what reads its value (every value is checked: a bad one gets a 400 naming
+# it). Read from the query string first, then from `x-replay-NAME` headers.
 OPTIONS: dict[str, Callable[[str], Any]] = {
     "error_after": count,
     "drop_at": count,
     "first_token_delay": seconds,
     "hold_open": seconds,
     "pace": seconds,
-    "x_accel_buffering": str,
+    "x_accel_buffering": one_of("yes", "no"),  # nginx's own values
     "fixture": fixture_name,
 }
 

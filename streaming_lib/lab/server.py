@@ -22,8 +22,11 @@ example `x-replay-error-after: 5`), all off by default:
     fixture=NAME           replay fixtures/NAME.sse instead of the server's stream
 
 K is a whole number, 0 or more; S a number of seconds from 0 to 60. A bad
-value gets the API's 400 `invalid_request_error`, and any other path or method
-the API's JSON 404 or 405. Events end where the WHATWG rules end them (at a
+value (or a body that is not JSON, even one nested too deep to read) gets the
+API's 400 `invalid_request_error` naming it, and any other path or method the
+API's JSON 404 or 405. Other query parameters are ignored, as the API ignores
+them. Slow or vanished clients and too many connections are cut off by the
+limits of `threaded.py` (`server_config`). Events end where the WHATWG rules end them (at a
 blank line, with LF, CRLF or CR line endings, even mixed), so pacing and faults
 work on every fixture; the bytes sent are always the fixture's own.
 
@@ -60,7 +63,7 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
@@ -88,7 +91,7 @@ from .replay_plan import (  # noqa: F401
     seconds,
     split_events,
 )
-from .threaded import ThreadedServer
+from .threaded import ThreadedServer, listen, server_config
 
 DEFAULT_PORT = 8765  # for `python -m streaming_lib serve`; ReplayServer picks a free one
 GRACE = 2  # seconds open streams get to finish when the server stops; then they are cut
@@ -229,10 +232,15 @@ def build_app(
     async def messages(request: Request) -> Response:
         request_id = new_request_id()
         try:
-            body = await request.json()
             options = read_options(request)
+            body = await request.json()
         except ValueError as error:  # json.JSONDecodeError is a ValueError too
             return api_error(400, "invalid_request_error", str(error), request_id)
+        except RecursionError:  # JSON nested deeper than Python's stack can read
+            message = "the body is not JSON that can be read: it is nested too deep"
+            return api_error(400, "invalid_request_error", message, request_id)
+        except ClientDisconnect:  # the client hung up (or was too slow) before its body ended
+            return Response(status_code=400)  # no one is left to read it
         raw = read_fixture(options["fixture"]) if "fixture" in options else source
 
         if not (isinstance(body, dict) and body.get("stream")):
@@ -361,14 +369,19 @@ def serve(
     except (OSError, ValueError) as error:
         print(f"Cannot replay {fixture}: {error}", file=sys.stderr)
         return 2
+    try:
+        listener = listen(HOST, port)
+    except OSError as error:
+        print(f"Cannot start the replay server: {error}", file=sys.stderr)
+        return 2
     app = build_app(source, pace=pace)
-    url = f"http://{HOST}:{port}"
+    url = f"http://{HOST}:{listener.getsockname()[1]}"
     print(f"Replaying {fixture} on {url} ({pace} s between events). Try:")
     print(f"  curl -N {url}/v1/messages -d '{json.dumps({'stream': True})}'")
     print(f"  curl -N '{url}/v1/messages?error_after=5' -d '{json.dumps({'stream': True})}'")
     print(f"  ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY=test python your_script.py")
     logging.getLogger("uvicorn.error").addFilter(HUSH)
-    uvicorn.run(
-        app, host=HOST, port=port, log_level="info", lifespan="off", timeout_graceful_shutdown=GRACE
-    )
+    config = server_config(app, log_level="info", lifespan="off", timeout_graceful_shutdown=GRACE)
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it handled
+        uvicorn.Server(config).run(sockets=[listener])
     return 0

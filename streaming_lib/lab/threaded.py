@@ -6,6 +6,22 @@
 The socket is bound here (port 0: the OS picks a free one), so the port is
 known before uvicorn starts and no other process can take it in between.
 
+Both servers hold against clients that are slow or gone (`server_config`,
+the same for the foreground commands):
+
+- at most MAX_CONNECTIONS connections at once (uvicorn's `limit_concurrency`:
+  past it, a request gets a 503);
+- request headers of at most MAX_HEADER_BYTES (h11's limit: past it, a 400);
+- a connection idle between requests is closed after KEEP_ALIVE seconds
+  (uvicorn's `timeout_keep_alive`);
+- a request (headers and body) must arrive whole within REQUEST_TIMEOUT
+  seconds of the connection opening or of the previous response ending, else
+  the connection is closed. uvicorn has no setting for this (its keep-alive
+  timer starts only after a response, and any byte resets it), so a client
+  that sent nothing, half its headers or half its body would hold its
+  connection for ever; `RequestDeadlineProtocol` adds the deadline to
+  uvicorn's own HTTP/1.1 protocol.
+
     >>> from starlette.applications import Starlette
     >>> server = ThreadedServer(Starlette(), port=0)
     >>> server.url, server.running()      # nothing is served before start()
@@ -14,15 +30,112 @@ known before uvicorn starts and no other process can take it in between.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import threading
 import time
+from typing import Any
 
+import h11
 import uvicorn
 from starlette.types import ASGIApp
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .api import HOST
+
+MAX_CONNECTIONS = 64  # open connections at once; one more request gets a 503
+MAX_HEADER_BYTES = 16 * 1024  # a request's line and headers; more gets a 400
+KEEP_ALIVE = 5  # seconds an idle connection is kept open between two requests
+REQUEST_TIMEOUT = 10.0  # seconds a client has to send one whole request
+
+
+class RequestDeadlineProtocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol, closing a connection whose request does not
+    arrive whole within `request_timeout` seconds (of the connection opening, or
+    of the previous response ending). An app reading the body then sees the
+    client disconnect. Set `request_timeout` on a subclass (`server_config`)."""
+
+    request_timeout = REQUEST_TIMEOUT
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE and self.conn.their_state is not h11.SEND_BODY:
+            self._disarm()  # the request is whole (or the connection is over)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.conn.their_state is h11.IDLE:  # the next request's time starts now
+            self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(self.request_timeout, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and not self.transport.is_closing():
+            self.transport.close()
+
+
+def server_config(
+    app: ASGIApp,
+    *,
+    request_timeout: float = REQUEST_TIMEOUT,
+    max_connections: int = MAX_CONNECTIONS,
+    **options: Any,
+) -> uvicorn.Config:
+    """uvicorn's `Config` for `app` with the limits above (`options`: more of uvicorn's settings).
+
+    >>> config = server_config(None, request_timeout=0.5)
+    >>> config.limit_concurrency, config.timeout_keep_alive, config.http.request_timeout
+    (64, 5, 0.5)
+    """
+    protocol = type(
+        "RequestDeadlineProtocol", (RequestDeadlineProtocol,), {"request_timeout": request_timeout}
+    )
+    return uvicorn.Config(
+        app,
+        http=protocol,
+        limit_concurrency=max_connections,
+        timeout_keep_alive=KEEP_ALIVE,
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        **options,
+    )
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A TCP socket listening on `host`:`port` (IPv4; port 0: a free one).
+
+    Raises OSError with a sentence naming the address and the cause (the port
+    is taken, the address is not this machine's or not IPv4).
+    """
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+        listener.listen(socket.SOMAXCONN)
+    except (OSError, OverflowError) as error:
+        listener.close()
+        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        if isinstance(error, socket.gaierror):
+            why += " (give an IPv4 address or name, such as 127.0.0.1)"
+        raise OSError(f"cannot listen on {host} port {port}: {why}") from None
+    return listener
 
 
 class ThreadedServer:
@@ -31,8 +144,10 @@ class ThreadedServer:
     A context manager: inside, `.url` is `http://HOST:PORT`; on exit the server
     stops (open streams get `grace` seconds to finish), its thread ends and
     uvicorn closes the socket. `log_filter`, if given, is added to uvicorn's
-    error log (to keep out the hang-ups a test makes on purpose). Raises
-    RuntimeError if the server has not started within 10 seconds.
+    error log (to keep out the hang-ups a test makes on purpose).
+    `request_timeout` and `max_connections`: see `server_config` (short ones
+    for tests). Raises OSError if it cannot listen (`listen`), RuntimeError if
+    the server has not started within 10 seconds.
     """
 
     def __init__(
@@ -44,23 +159,26 @@ class ThreadedServer:
         grace: float = 2,
         name: str = "asgi",
         log_filter: logging.Filter | None = None,
+        request_timeout: float = REQUEST_TIMEOUT,
+        max_connections: int = MAX_CONNECTIONS,
     ) -> None:
         self.app, self.host, self.port, self.url = app, host, port, ""
         self.grace, self.name, self.log_filter = grace, name, log_filter
+        self.request_timeout, self.max_connections = request_timeout, max_connections
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> ThreadedServer:
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind((self.host, self.port))
+        listener = listen(self.host, self.port)
         self.port = listener.getsockname()[1]
         self.url = f"http://{self.host}:{self.port}"
-        config = uvicorn.Config(
+        config = server_config(
             self.app,
+            request_timeout=self.request_timeout,
+            max_connections=self.max_connections,
             log_level="warning",
             access_log=False,
-            lifespan="off",
+            lifespan="auto",  # the chat app opens its HTTP client at start-up, closes it at the end
             timeout_graceful_shutdown=int(self.grace),
         )
         if self.log_filter is not None:

@@ -87,10 +87,20 @@ const API_EVENT_NAMES = new Set([
   "content_block_start", "content_block_delta", "content_block_stop", "ping", "error",
 ]);
 
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+// A value in an error message as the library's (Python's repr) shows it: 'text', 3, null.
+const shown = (value) => (typeof value === "string" ? `'${value}'` : JSON.stringify(value));
+
 // ---- 3. The message so far (notebook 03's accumulator) ---------------------
+// Out of order or malformed events throw, with the library's sentences
+// (streaming_lib/accumulator.py); the reader below turns that into an error shown.
 class Answer {
   constructor() {
-    this.message = null; // from message_start; content and usage grow as events arrive
+    this.message = null; // from message_start; usage grows as events arrive
+    // Block index -> block. A Map, not the message's `content` array: an index is
+    // whatever the stream says, and `content["__proto__"] = block` would replace the
+    // array's prototype. Only the next index (0, 1, 2...) is accepted anyway.
+    this.blocks = new Map();
     this.jsonText = new Map(); // block index -> the partial JSON of a tool's input so far
     this.stopped = new Set(); // indices of blocks whose content_block_stop arrived
     this.inputErrors = new Map(); // block index -> why its input is not a JSON object
@@ -99,21 +109,35 @@ class Answer {
   }
 
   apply(event) {
+    if (!isObject(event) || typeof event.type !== "string") throw new Error("the event is not an object with a 'type'");
     const type = event.type;
+    // ping and error may come at any point, even first.
+    if (this.message === null && !["message_start", "ping", "error"].includes(type) && API_EVENT_NAMES.has(type)) {
+      throw new Error(`${type} before message_start`);
+    }
     if (type === "message_start") {
+      if (this.message !== null) throw new Error("a second message_start");
+      if (!isObject(event.message) || !Array.isArray(event.message.content)) {
+        throw new Error("message_start needs a 'message' object whose 'content' is a list");
+      }
       this.message = event.message;
+      event.message.content.forEach((block, index) => this.blocks.set(index, block));
     } else if (type === "content_block_start") {
-      this.message.content[event.index] = event.content_block;
+      if (event.index !== this.blocks.size) {
+        throw new Error(`content_block_start for index ${shown(event.index)}, expected ${this.blocks.size}`);
+      }
+      this.blocks.set(event.index, event.content_block);
       // Tool calls, the client's and the API's own: their input streams as input_json_delta.
       if (["tool_use", "server_tool_use", "mcp_tool_use"].includes(event.content_block.type)) this.jsonText.set(event.index, "");
     } else if (type === "content_block_delta") {
-      const block = this.message.content[event.index];
+      const block = this.block(event.index, type);
       const delta = event.delta;
       if (delta.type === "text_delta") block.text += delta.text; // UTF-16 strings: split surrogate halves join here
       else if (delta.type === "input_json_delta") this.jsonText.set(event.index, this.jsonText.get(event.index) + delta.partial_json);
       else if (delta.type === "thinking_delta") block.thinking = (block.thinking || "") + delta.thinking;
       // Other delta types are ignored: the API may add new ones.
     } else if (type === "content_block_stop") {
+      this.block(event.index, type);
       this.stopped.add(event.index);
       if (this.jsonText.has(event.index)) this.parseInput(event.index);
     } else if (type === "message_delta") {
@@ -133,6 +157,13 @@ class Answer {
     // `ping` and unknown event types change nothing.
   }
 
+  // The block at `index`, which must have started.
+  block(index, type) {
+    const block = this.blocks.get(index);
+    if (block === undefined) throw new Error(`${type} for block ${shown(index)}, which never started`);
+    return block;
+  }
+
   // The one strict parse of a tool's input, at its stop. No fragment at all: it stays `{}`.
   parseInput(index) {
     const text = this.jsonText.get(index);
@@ -148,12 +179,12 @@ class Answer {
       this.inputErrors.set(index, `is a JSON ${Array.isArray(value) ? "array" : value === null ? "null" : typeof value}, not an object`);
       return;
     }
-    this.message.content[index].input = value;
+    this.blocks.get(index).input = value;
   }
 
   text() {
     if (this.message === null) return "";
-    return this.message.content.filter((block) => block && block.type === "text").map((block) => block.text).join("\n\n");
+    return [...this.blocks.values()].filter((block) => block && block.type === "text").map((block) => block.text).join("\n\n");
   }
 }
 
@@ -170,7 +201,7 @@ const NOT_RUNNABLE_BECAUSE = {
 // An allow-list: a call runs only when every rule holds; anything not named is a "no".
 function toolCallVerdict(answer, index) {
   const no = (reason) => ({ runnable: false, reason });
-  const block = answer.message.content[index];
+  const block = answer.blocks.get(index);
   if (block.type === "server_tool_use") return no(`block ${index} is a call the API runs itself (server_tool_use)`);
   if (block.type === "mcp_tool_use") return no(`block ${index} is a call the API makes to the MCP server itself (mcp_tool_use)`);
   if (block.type !== "tool_use") return no(`block ${index} is not a tool call (${block.type})`);
@@ -201,7 +232,8 @@ function render(answer) {
       box.className = "tool";
       box.dataset.index = index;
       box.innerHTML = "<h2></h2><pre class=\"tool-input\"></pre><p class=\"verdict\"></p>";
-      box.querySelector("h2").textContent = `${answer.message.content[index].name} (${answer.message.content[index].type})`;
+      const block = answer.blocks.get(index);
+      box.querySelector("h2").textContent = `${block.name} (${block.type})`;
       $("tools").append(box);
     }
     box.querySelector(".tool-input").textContent = text; // the raw JSON so far: display only, never run
@@ -270,18 +302,26 @@ async function send(prompt) {
           answer.error = { type: null, message: dispatched.data };
           return;
         }
-        answer.error = { type: "bad_event", message: `event ${number}: its data is not JSON (${error.message})` };
+        answer.error = { type: "bad_event", message: `event ${number} (${dispatched.type}): data is not JSON: ${error.message}` };
         return;
       }
-      if (!named && !(event && API_EVENT_NAMES.has(event.type))) continue;
-      if (named && dispatched.type === "error" && (event === null || typeof event !== "object")) event = { type: "error", error: { type: null, message: dispatched.data } };
-      if (named) event = { ...event, type: dispatched.type === "ping" ? "ping" : event.type };
+      if (!named && !(isObject(event) && API_EVENT_NAMES.has(event.type))) continue;
       number++;
+      // A name wins over its data for ping and error (as in the SDK); any other name
+      // must agree with its data's `type` when that is an event name too.
+      const name = named ? dispatched.type : event.type;
+      if (name === "ping") event = { type: "ping" };
+      else if (name === "error") {
+        event = isObject(event) && isObject(event.error) ? { ...event, type: "error" } : { type: "error", error: { type: null, message: dispatched.data } };
+      } else if (isObject(event) && API_EVENT_NAMES.has(event.type) && event.type !== name) {
+        answer.error = { type: "bad_event", message: `event ${number} (${name}): named '${name}' by its event line but '${event.type}' by its data's type` };
+        return;
+      }
       try {
         answer.apply(event);
       } catch (error) {
         // An event out of order (a delta before its block's start, say): the stream is not one we can read on.
-        answer.error = { type: "bad_event", message: `event ${number} (${event.type}): ${error.message}` };
+        answer.error = { type: "bad_event", message: `event ${number}: ${error.message}` };
         return;
       }
       if (answer.complete || answer.error) return; // nothing after message_stop or an error is read
