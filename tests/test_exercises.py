@@ -488,40 +488,46 @@ MISTAKES = [
     ),
     Mistake(
         "01_line_splitter",
+        "counts offsets from the chunk, not from the stream",
+        "re.finditer(rb",
+        fails=("check-pending", "check-every-split"),
+        edits=(
+            (
+                "self.line(data[at : ending.start()], self.start + at)",
+                "self.line(data[at : ending.start()], at)",
+            ),
+        ),
+    ),
+    Mistake(
+        "01_line_splitter",
+        "does not count the skipped LF of a cut CRLF",
+        "re.finditer(rb",
+        fails=("check-pending", "check-every-split"),
+        edits=(("self.start += 1  # but it is a byte of the stream", "pass"),),
+    ),
+    Mistake(
+        "01_line_splitter",
+        "holds a line with no ending whatever its length",
+        "re.finditer(rb",
+        fails=("check-cr-split",),
+        edits=(("if len(self.pending) > self.max_line_bytes:", "if False:"),),
+    ),
+    Mistake(
+        "01_line_splitter",
         "splits on LF only",
-        "re.split(rb",
-        fails=("check-endings", "check-cr-split", "check-every-split"),
+        "re.finditer(rb",
+        fails=("check-endings", "check-pending", "check-cr-split", "check-every-split"),
         code="""
             *lines, self.pending = (self.pending + chunk).split(b"\\n")
-            return [line.decode("utf-8") for line in lines]
+            return [self.line(line, 0) for line in lines]
         """,
     ),
     Mistake(
         "01_line_splitter",
-        "forgets a CR at the end of a chunk",
-        "re.split(rb",
-        fails=("check-cr-split", "check-every-split"),
-        code="""
-            *lines, self.pending = re.split(rb"\\r\\n|\\r|\\n", self.pending + chunk)
-            return [line.decode("utf-8") for line in lines]
-        """,
-    ),
-    Mistake(
-        "01_line_splitter",
-        "decodes each chunk on its own",
-        "re.split(rb",
+        "replaces invalid UTF-8 instead of refusing it",
+        "UnicodeDecodeError as error",
         fails=("check-pending", "check-every-split"),
-        code="""
-            if self.after_cr and chunk[:1] == b"\\n":
-                chunk = chunk[1:]
-                self.after_cr = False
-            if chunk:
-                self.after_cr = chunk.endswith(b"\\r")
-            text = self.pending.decode("utf-8") + chunk.decode("utf-8", errors="replace")
-            *lines, rest = re.split(r"\\r\\n|\\r|\\n", text)
-            self.pending = rest.encode("utf-8")
-            return lines
-        """,
+        edits=(('return raw.decode("utf-8")', 'return raw.decode("utf-8", errors="replace")'),),
     ),
     Mistake(
         "05_failing_well",
@@ -918,7 +924,7 @@ def test_progress_on_the_exercises_as_handed_out_shows_no_check_passing(course, 
         )
     assert f"0 of 6 exercises done; 0 of {sum(map(check_count, NAMES))} checks pass." in table
     assert (
-        "Next: 01_line_splitter, Check 1: every kind of line ending, each stream in one chunk."
+        "Next: 01_line_splitter, Check 1: lesson 02's rules still hold: every kind of line ending"
         in table
     )
 
@@ -959,17 +965,17 @@ def test_progress_gives_credit_for_the_partial_json_challenge_stage_by_stage(cou
 
 def test_progress_names_the_first_failing_check_and_counts_the_others(course, capsys):
     _, exercises = course
-    [mistake] = [m for m in MISTAKES if m.name == "forgets a CR at the end of a chunk"]
+    [mistake] = [m for m in MISTAKES if m.name == "does not count the skipped LF of a cut CRLF"]
     save(
         with_mistake(read(SOLUTIONS_DIR / "01_line_splitter.ipynb"), mistake),
         exercises / "01_line_splitter.ipynb",
     )
     table = progress_table(exercises, capsys, "01")
     assert row(table, "01_line_splitter").endswith(
-        " 2 of 4  Check 3: a CRLF split across chunks: chunk 2 (b'\\ndata: {}\\r') should c…"
+        " 2 of 4  Check 2: after CRLF endings: b'a\\r\\nb\\r\\ndata: \\xe5\\x8e!\\n' in 2-byte c…"
     )
     assert "02_thinking_blocks" not in table
-    assert "Next: 01_line_splitter, Check 3: a CR at the end of one chunk" in table
+    assert "Next: 01_line_splitter, Check 2: strict UTF-8, and the offset of the bad byte" in table
 
 
 def test_progress_blames_the_learners_own_cell_when_it_fails_before_the_checks():
@@ -1028,7 +1034,7 @@ def test_progress_stops_a_check_that_runs_too_long_and_counts_it_failing(tmp_pat
 def test_nbval_reports_a_failing_check_under_its_own_name_not_its_cell_number(course):
     _, exercises = course
     (exercises / "conftest.py").write_bytes((EXERCISES_DIR / "conftest.py").read_bytes())
-    [mistake] = [m for m in MISTAKES if m.name == "forgets a CR at the end of a chunk"]
+    [mistake] = [m for m in MISTAKES if m.name == "does not count the skipped LF of a cut CRLF"]
     save(
         with_mistake(read(SOLUTIONS_DIR / "01_line_splitter.ipynb"), mistake),
         exercises / "01_line_splitter.ipynb",
@@ -1052,12 +1058,11 @@ def test_nbval_reports_a_failing_check_under_its_own_name_not_its_cell_number(co
     assert run.returncode == 1, run.stdout + run.stderr
     failed = re.findall(r"^FAILED (.+?) - ", run.stdout, re.M)
     assert failed == [
-        "exercises/01_line_splitter.ipynb::Check 3",
+        "exercises/01_line_splitter.ipynb::Check 2",
         "exercises/01_line_splitter.ipynb::Check 4",
     ], run.stdout
     assert (
-        "Check 3: a CR at the end of one chunk, and its LF at the start of the next.\n"
-        in run.stdout
+        "Check 2: strict UTF-8, and the offset of the bad byte in the whole stream.\n" in run.stdout
     )
-    assert "should complete the lines ['data: {}']" in run.stdout
+    assert "should raise SSEDecodeError at byte 12, got ('SSEDecodeError', 11)" in run.stdout
     assert "Cell 5" not in run.stdout and "Cell 6" not in run.stdout
