@@ -20,6 +20,15 @@ The checks run against the local replay server (`streaming_lib.lab.server`) on
   that is before the upstream has sent its last byte;
 - `stop_reaches_the_upstream`: the page reads one piece and hangs up (Stop); the replay
   server must count the disconnect (`ReplayServer.disconnects`) within WAIT seconds.
+
+httpx's own `aiter_raw` passes each piece on and closes the response at the end, but not
+when it is stopped midway: that is what the learner's `finally` adds.
+
+    >>> bare = lambda upstream: upstream.aiter_raw()
+    >>> pieces_through(bare, [b"event: ping", b"data: {}"])
+    ([b'event: ping', b'data: {}'], True)
+    >>> closed_when_stopped(bare, [b"event: ping", b"data: {}"])
+    False
 """
 
 from __future__ import annotations
