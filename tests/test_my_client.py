@@ -61,7 +61,7 @@ def test_a_stub_raises_not_implemented_naming_its_function_and_its_file(name):
     named = re.findall(
         rf'raise NotImplementedError\(\s*"write (\w+) in my_client/{name}.py \(lesson 0\d\)"', text
     )
-    assert named and named == re.findall(r"^def (\w+)", text, re.M)
+    assert named and named == re.findall(r"^(?:async )?def (\w+)", text, re.M)
 
 
 def test_stage_uses_the_learners_file_when_it_passes_and_the_librarys_otherwise(tmp_path, capsys):

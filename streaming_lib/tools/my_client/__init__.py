@@ -5,6 +5,7 @@
     my_client/accumulator.py  on_message_start, on_content_block_start / _delta / _stop,
                               on_message_delta               lesson 03: the message
     my_client/tool_input.py   tool_input      lesson 04: a tool's input at its stop
+    my_client/relay.py        relay           lesson 07: the relay's streaming core
 
 The folder sits at the repository's root (ignored by git), or where the environment
 variable STREAMING_COURSE_MY_CLIENT says: the tests and nbval point it at a copy, so
@@ -43,6 +44,12 @@ from ...events import decode_event
 from ...sse import parse_sse
 from ..fixtures import chunked, read_fixture
 from . import given
+from .relaying import (
+    closed_when_stopped,
+    first_piece_in_time,
+    pieces_through,
+    stop_reaches_the_upstream,
+)
 
 __all__ = ["STAGES", "Stage", "ensure", "first_failure", "folder", "load", "stage"]
 
@@ -227,6 +234,19 @@ def tool_input_checks(run: Callable[..., Any]) -> list[Check]:
     ]
 
 
+def relay_checks(run: Callable[..., Any]) -> list[Check]:
+    """Lesson 07's rules, on a relay core `run` (an upstream response -> its pieces), against
+    the replay server on 127.0.0.1 (`relaying.py`: each check takes a few seconds at most)."""
+    pieces = [b"event: ping\n", b"data: {", b'"type": "ping"}\n\n']
+    return [
+        ("each piece passes on at once, untouched", lambda: pieces_through(run, pieces)[0], pieces),
+        ("the upstream is closed at the end", lambda: pieces_through(run, pieces)[1], True),
+        ("stopped, it closes the upstream", lambda: closed_when_stopped(run, pieces), True),
+        ("the first piece before the upstream's last", lambda: first_piece_in_time(run), True),
+        ("on Stop the upstream sees the disconnect", lambda: stop_reaches_the_upstream(run), True),
+    ]
+
+
 def _library_message(events: Iterable[Any]) -> dict[str, Any]:
     acc = MessageAccumulator()
     for number, sse in enumerate(events, 1):
@@ -243,7 +263,7 @@ class _Spec:
     library: Callable[..., Any]  # the library's stage, used until the learner's passes
 
 
-# Each stage, in lesson order (01, 02, 03, 04). A lesson converted later adds its stage here.
+# Each stage, in lesson order (01, 02, 03, 04, 07). A lesson converted later adds its stage here.
 STAGES: dict[str, _Spec] = {
     "sse": _Spec(events_of, sse_checks, lambda lines: list(parse_sse(lines))),
     "lines": _Spec(lines_of, lines_checks, lambda chunks: list(fast.iter_lines(chunks))),
@@ -252,6 +272,11 @@ STAGES: dict[str, _Spec] = {
         lambda module: module.tool_input,
         tool_input_checks,
         lambda fragments, index: load("tool_input", REFERENCE).tool_input(fragments, index),
+    ),
+    "relay": _Spec(
+        lambda module: module.relay,
+        relay_checks,
+        lambda upstream: load("relay", REFERENCE).relay(upstream),
     ),
 }
 
