@@ -277,6 +277,13 @@ def test_a_crc_mismatch_is_a_typed_error_at_its_frame_never_a_skip(size):
     assert error.partial["content"][0]["text"] == text_of_events("text_only", 3)
 
 
+def test_iter_frames_reads_one_bytes_object_as_one_chunk_as_accumulate_does():
+    raw = fixtures.read_fixture("bedrock", "text_only")
+    frames = list(bedrock.iter_frames([raw]))
+    for source in (raw, bytearray(raw), memoryview(raw)):
+        assert list(bedrock.iter_frames(source)) == frames
+
+
 def test_a_damaged_prelude_is_caught_before_its_length_is_trusted():
     frame = bytearray(fixtures.chunk_frame({"type": "ping"}))
     frame[0] = 0x7F  # a total length of about two gigabytes

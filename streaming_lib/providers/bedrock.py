@@ -192,10 +192,13 @@ class FrameDecoder:
 
 
 def iter_frames(chunks: Iterable[bytes]) -> Iterator[Frame]:
-    """Yield the frames of a stream given as byte chunks (cut anywhere), CRCs checked.
+    """Yield the frames of a stream given as byte chunks (cut anywhere), CRCs checked;
+    one bytes-like object is one chunk (iterating it would give ints).
 
     Raises `FrameError` (a CRC mismatch, an impossible length: `.offset` is the frame's
     first byte) and `IncompleteStreamError` (the bytes end inside a frame)."""
+    if isinstance(chunks, (bytes, bytearray, memoryview)):
+        chunks = [bytes(chunks)]
     decoder = FrameDecoder()
     for chunk in chunks:
         yield from decoder.feed(bytes(chunk))
@@ -258,8 +261,8 @@ def iter_events(chunks: Iterable[bytes]) -> Iterator[dict[str, Any]]:
 
 def accumulate(chunks: Iterable[bytes]) -> dict[str, Any]:
     """The final Message (dict, as `streaming_lib.accumulate` gives it) of a Bedrock
-    stream given as byte chunks cut anywhere: frames (this module) in, Messages API
-    events out, fed to the course's own `MessageAccumulator`.
+    stream given as byte chunks cut anywhere (or one bytes object): frames (this
+    module) in, Messages API events out, fed to the course's own `MessageAccumulator`.
 
     Raises `FrameError`, `ProviderStreamError` (an exception frame) and the
     accumulator's errors, each with `.partial`: the message so far.
@@ -268,8 +271,6 @@ def accumulate(chunks: Iterable[bytes]) -> dict[str, Any]:
         >>> accumulate([read_fixture("bedrock", "text_only")])["stop_reason"]
         'end_turn'
     """
-    if isinstance(chunks, (bytes, bytearray, memoryview)):
-        chunks = [bytes(chunks)]
     acc = MessageAccumulator()
     events: list[Any] = []
     with keep_partial(acc, events):
