@@ -156,6 +156,40 @@ def test_data_that_is_not_json_names_its_event():
     assert caught.value.event_number == 2 and caught.value.data == "{oops"
 
 
+def chat_stream(*deltas):
+    """A Chat Completions stream: one chunk per (choice index, delta), then [DONE]."""
+    chunks = [{"id": "c", "choices": [{"index": i, "delta": delta}]} for i, delta in deltas]
+    return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + (
+        b"data: [DONE]\n\n"
+    )
+
+
+GOOD_CHOICE = (0, {"role": "assistant", "content": "Kept"})
+BAD_CHOICES = {
+    "a choice index that is a string": ("1", {"content": "b"}),
+    "a choice index that is null": (None, {"content": "b"}),
+    "content that is a number": (0, {"content": 5}),
+    "a refusal that is a list": (0, {"refusal": ["no"]}),
+    "a tool call index that is a string": (
+        0,
+        {"tool_calls": [{"index": "x", "function": {"arguments": "{}"}}]},
+    ),
+    "tool call arguments that are an object": (
+        0,
+        {"tool_calls": [{"index": 0, "function": {"arguments": {"a": 1}}}]},
+    ),
+}
+
+
+@pytest.mark.parametrize("bad", BAD_CHOICES.values(), ids=BAD_CHOICES.keys())
+@pytest.mark.parametrize("size", CHUNKINGS)
+def test_a_chunk_with_a_field_of_the_wrong_type_is_a_data_error_naming_it(bad, size):
+    with pytest.raises(EventDataError) as caught:
+        openai_chat.accumulate(cut(chat_stream(GOOD_CHOICE, bad), size))
+    assert caught.value.event_number == 2
+    assert caught.value.partial["choices"][0]["message"]["content"] == "Kept"
+
+
 # -- OpenAI Responses ---------------------------------------------------------------
 
 
@@ -233,6 +267,18 @@ def test_a_gemini_stream_that_ends_without_a_finish_reason_is_incomplete():
     with pytest.raises(IncompleteStreamError) as caught:
         gemini.accumulate([raw])
     assert caught.value.partial["candidates"][0]["content"]["parts"] == [{"text": "Every chunk is"}]
+
+
+@pytest.mark.parametrize("index", ["1", 1.5, [0]])
+@pytest.mark.parametrize("size", CHUNKINGS)
+def test_a_candidate_index_that_is_not_a_whole_number_is_a_data_error(index, size):
+    good = {"candidates": [{"index": 0, "content": {"parts": [{"text": "Kept"}]}}]}
+    bad = {"candidates": [{"index": index, "content": {"parts": [{"text": "b"}]}}]}
+    raw = b"".join(b"data: " + json.dumps(c).encode() + b"\r\n\r\n" for c in (good, bad))
+    with pytest.raises(EventDataError) as caught:
+        gemini.accumulate(cut(raw, size))
+    assert caught.value.event_number == 2
+    assert caught.value.partial["candidates"][0]["content"]["parts"] == [{"text": "Kept"}]
 
 
 # -- Claude on Bedrock -------------------------------------------------------------

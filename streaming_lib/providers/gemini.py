@@ -73,7 +73,12 @@ class GeminiAccumulator:
                 if key in chunk:
                     self.fields[key] = copy.deepcopy(chunk[key])
             for position, candidate in enumerate(chunk.get("candidates") or []):
-                self._feed_candidate(candidate.get("index", position), candidate)
+                index = candidate.get("index")
+                if index is None:  # left out (or null) for a single candidate
+                    index = position
+                elif type(index) is not int:  # candidates are sorted by it
+                    raise TypeError(f"a candidate's index is {index!r}, not a whole number")
+                self._feed_candidate(index, candidate)
         except (KeyError, TypeError, AttributeError) as error:
             raise EventDataError(
                 f"chunk {self.chunk_number}: malformed ({error!r})",

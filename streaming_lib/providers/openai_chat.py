@@ -86,13 +86,13 @@ class ChatCompletionAccumulator:
             ) from None
 
     def _feed_choice(self, choice: dict[str, Any]) -> None:
-        i = choice["index"]
+        i = _whole_number(choice["index"], "a choice's index")
         state = self.choices.setdefault(i, {"index": i, "message": {}})
         delta = choice.get("delta") or {}
         for key, value in delta.items():
             if key in ("content", "refusal"):
                 if value is not None:
-                    self.text.setdefault((i, key), []).append(value)
+                    self.text.setdefault((i, key), []).append(_text(value, key))
             elif key == "tool_calls":
                 for fragment in value or []:
                     self._feed_tool_call(i, fragment)
@@ -104,7 +104,8 @@ class ChatCompletionAccumulator:
 
     def _feed_tool_call(self, i: int, fragment: dict[str, Any]) -> None:
         calls = self.tool_calls.setdefault(i, {})
-        n = fragment["index"]  # the call's place: its id comes only with the first fragment
+        # The call's place: its id comes only with the first fragment.
+        n = _whole_number(fragment["index"], "a tool call's index")
         call = calls.setdefault(n, {"index": n, "function": {}})
         for key in ("id", "type"):
             if fragment.get(key) is not None:
@@ -113,7 +114,7 @@ class ChatCompletionAccumulator:
         if function.get("name") is not None:
             call["function"]["name"] = function["name"]
         if function.get("arguments") is not None:
-            self.arguments.setdefault((i, n), []).append(function["arguments"])
+            self.arguments.setdefault((i, n), []).append(_text(function["arguments"], "arguments"))
 
     def _raise_error(self, error: Any) -> None:
         details = error if isinstance(error, dict) else {"message": str(error)}
@@ -152,6 +153,22 @@ class ChatCompletionAccumulator:
                 ]
             choices.append({**state, "message": message})
         return {**self.fields, "object": "chat.completion", "choices": choices}
+
+
+def _whole_number(value: Any, what: str) -> int:
+    """`value` if it is an int (not a bool, a float or a string); else TypeError, which
+    `feed` reports as an `EventDataError`: choices and tool calls are matched and
+    sorted by these numbers, so anything else cannot be placed."""
+    if type(value) is not int:
+        raise TypeError(f"{what} is {value!r}, not a whole number")
+    return value
+
+
+def _text(value: Any, field: str) -> str:
+    """`value` if it is a str (a piece of text to join); else TypeError, as above."""
+    if type(value) is not str:
+        raise TypeError(f"{field} is {value!r}, not a string")
+    return value
 
 
 def accumulate(chunks: Iterable[bytes]) -> dict[str, Any]:
