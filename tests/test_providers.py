@@ -229,6 +229,50 @@ def test_function_call_arguments_arrive_in_pieces_and_join():
     assert json.loads(output[1]["arguments"]) == {"city": "Paris", "unit": "celsius"}
 
 
+def responses_stream(*events):
+    """A Responses API stream: response.created, an empty message item, then `events`,
+    numbered in turn (the stream is cut there: no terminal event)."""
+    created = {"type": "response.created", "response": {"id": "r", "output": []}}
+    item = {"type": "response.output_item.added", "output_index": 0, "item": {"content": []}}
+    part = {"type": "output_text", "text": "Kept"}
+    added = {"type": "response.content_part.added", "output_index": 0, "content_index": 0}
+    everything = [created, item, dict(added, part=part), *events]
+    return b"".join(
+        f"event: {e['type']}\ndata: {json.dumps(dict(e, sequence_number=n))}\n\n".encode()
+        for n, e in enumerate(everything)
+    )
+
+
+TEXT_DELTA = {"type": "response.output_text.delta", "output_index": 0, "content_index": 0}
+BAD_RESPONSE_EVENTS = {
+    "a delta for a content part never added": dict(TEXT_DELTA, content_index=3, delta="x"),
+    "a delta for an item never added": dict(TEXT_DELTA, output_index=4, delta="x"),
+    "a delta that is not a string": dict(TEXT_DELTA, delta=5),
+    "an output index that is a string": {
+        "type": "response.output_item.added",
+        "output_index": "1",
+        "item": {},
+    },
+    "an item that is not an object": {
+        "type": "response.output_item.added",
+        "output_index": 1,
+        "item": "x",
+    },
+    "a terminal response that is not an object": {"type": "response.failed", "response": [1]},
+    "a completed response that is null": {"type": "response.completed", "response": None},
+}
+
+
+@pytest.mark.parametrize("bad", BAD_RESPONSE_EVENTS.values(), ids=BAD_RESPONSE_EVENTS.keys())
+@pytest.mark.parametrize("size", CHUNKINGS)
+def test_an_event_that_cannot_be_placed_is_a_data_error_keeping_the_response_so_far(bad, size):
+    with pytest.raises(EventDataError) as caught:
+        openai_responses.accumulate(cut(responses_stream(bad), size))
+    assert caught.value.event_number == 4
+    kept = {"content": [{"type": "output_text", "text": "Kept"}]}
+    assert caught.value.partial["output"] == [kept]
+
+
 # -- Gemini ------------------------------------------------------------------------------
 
 

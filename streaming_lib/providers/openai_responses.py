@@ -106,29 +106,46 @@ class ResponseAccumulator:
         self.sequence_number = number
 
     def _apply(self, kind: Any, event: dict[str, Any]) -> None:
+        # Every index and value is checked before it is kept (TypeError, KeyError:
+        # an EventDataError), so the response so far can always be built.
         if kind in ("response.created", "response.in_progress"):
-            self._response = copy.deepcopy(event["response"])
+            self._response = _object(event["response"], "response")
         elif kind == "response.output_item.added":
-            self.items[event["output_index"]] = copy.deepcopy(event["item"])
+            self.items[_index(event["output_index"])] = _object(event["item"], "item")
         elif kind == "response.content_part.added":
-            parts = self.items[event["output_index"]].setdefault("content", [])
-            parts.insert(event["content_index"], copy.deepcopy(event["part"]))
+            parts = self._item(event["output_index"]).setdefault("content", [])
+            at = _index(event["content_index"])
+            if type(parts) is not list or at > len(parts):
+                raise KeyError(f"content part {at} of an item holding {len(parts)}")
+            parts.insert(at, _object(event["part"], "part"))
         elif kind in ("response.output_text.delta", "response.refusal.delta"):
-            self.pieces.setdefault((event["output_index"], event["content_index"]), []).append(
-                event["delta"]
-            )
+            index, at = _index(event["output_index"]), _index(event["content_index"])
+            parts = self._item(index).get("content")
+            if type(parts) is not list or at >= len(parts) or type(parts[at]) is not dict:
+                raise KeyError(f"content part {at} of item {index}, never added")
+            self.pieces.setdefault((index, at), []).append(_text(event["delta"]))
         elif kind == "response.function_call_arguments.delta":
-            self.pieces.setdefault((event["output_index"], None), []).append(event["delta"])
+            index = _index(event["output_index"])
+            self._item(index)  # one that was added
+            self.pieces.setdefault((index, None), []).append(_text(event["delta"]))
         elif kind == "response.output_item.done":  # the item, whole: it replaces ours
-            self.items[event["output_index"]] = copy.deepcopy(event["item"])
-            for key in [key for key in self.pieces if key[0] == event["output_index"]]:
+            index = _index(event["output_index"])
+            self.items[index] = _object(event["item"], "item")
+            for key in [key for key in self.pieces if key[0] == index]:
                 del self.pieces[key]
         elif kind in TERMINAL:
-            self.final = copy.deepcopy(event["response"])
+            self.final = _object(event["response"], "response")
             if kind != "response.completed":
                 self._raise_status()
         # Any other event (`*.done` repeating what the deltas built, progress
         # events of built-in tools) changes nothing here.
+
+    def _item(self, index: Any) -> dict[str, Any]:
+        """The output item at `index` (dict); KeyError if it was never added."""
+        item = self.items.get(_index(index))
+        if item is None:
+            raise KeyError(f"item {index}, never added")
+        return item
 
     def response(self) -> dict[str, Any] | None:
         """The response so far (a new dict): its fields as last sent, and `output`
@@ -186,6 +203,26 @@ class ResponseAccumulator:
             event_number=self.event_number,
             **details,
         )
+
+
+def _index(value: Any) -> int:
+    """An output or content index: an int, 0 or more (not a bool, a float, a string)."""
+    if type(value) is not int or value < 0:
+        raise TypeError(f"the index {value!r} is not a whole number, 0 or more")
+    return value
+
+
+def _object(value: Any, what: str) -> dict[str, Any]:
+    """A deep copy of `value`, which must be a JSON object (dict)."""
+    if type(value) is not dict:
+        raise TypeError(f"the {what} is {value!r}, not an object")
+    return copy.deepcopy(value)
+
+
+def _text(value: Any) -> str:
+    if type(value) is not str:
+        raise TypeError(f"the delta is {value!r}, not a string")
+    return value
 
 
 def accumulate(chunks: Iterable[bytes]) -> dict[str, Any]:
