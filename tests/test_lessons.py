@@ -379,3 +379,40 @@ def test_a_tool_input_cut_by_max_tokens_is_taught_from_the_docs_never_blamed_on_
 def test_the_tool_use_lesson_is_headed_by_its_rule(path, rule):
     top = cells(path)[0].source
     assert rule in top.split("**Time:**")[0].split("**时长：**")[0]  # above the time: a heading
+
+
+def names_assigned(source):
+    """The names a cell binds at its top level by assignment or a for loop (not by def)."""
+    import ast
+
+    tree = ast.parse("\n".join(line for line in source.splitlines() if not line.startswith("%")))
+    names = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For)):
+            targets = [node.target]
+        for target in targets:
+            names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "06_in_production",
+        "bonus/06_gateways",
+        "bonus/07_other_wires",
+        "zh/06_in_production",
+        "zh/bonus/06_gateways",
+        "zh/bonus/07_other_wires",
+    ],
+)
+def test_no_later_cell_rebinds_a_function_so_a_check_run_again_still_finds_it(path):
+    # A learner runs a check again after going further down the notebook: the helper
+    # it calls must still be a function, not a value a later cell gave the same name.
+    notebook = cells(ROOT / f"notebooks/{path}.ipynb")
+    functions = set()
+    for source in [cell.source for cell in notebook if cell.cell_type == "code"]:
+        rebound = names_assigned(source) & functions
+        assert not rebound, f"{sorted(rebound)} rebound in: {source[:80]!r}"
+        functions |= set(re.findall(r"^def (\w+)", source, re.M))
