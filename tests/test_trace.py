@@ -318,6 +318,14 @@ def test_trace_of_neither_a_file_nor_a_fixture_names_the_fixtures(capsys):
     assert "no such file or fixture: no_such_stream" in error and "truncated" in error
 
 
+def test_trace_of_a_folder_says_it_is_a_folder_not_that_nothing_is_there(tmp_path, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["trace", str(tmp_path)])
+    error = capsys.readouterr().err
+    assert caught.value.code == 2
+    assert f"{tmp_path} is a folder, not an .sse file" in error and "no such" not in error
+
+
 def test_the_column_headers_are_in_chinese_when_asked_and_the_rows_stay_as_on_the_wire():
     _, english = trace_lines()
     chinese = []

@@ -38,7 +38,7 @@ def stream_path(name_or_path: str | Path, directory: Path = FIXTURES_DIR) -> Pat
     """The .sse file to read for `name_or_path`: the file itself if there is one at
     that path, else the fixture of that name (for example "truncated").
 
-    Raises ValueError, listing the fixtures, when it is neither.
+    Raises ValueError, listing the fixtures, when it is neither (saying so for a folder).
 
     >>> stream_path("truncated").name
     'truncated.sse'
@@ -48,6 +48,8 @@ def stream_path(name_or_path: str | Path, directory: Path = FIXTURES_DIR) -> Pat
         return path
     if str(name_or_path) in fixture_names(directory):
         return directory / f"{name_or_path}.sse"
+    if path.is_dir():
+        raise ValueError(f"{name_or_path} is a folder, not an .sse file")
     raise ValueError(
         f"no such file or fixture: {name_or_path} (the fixtures are: "
         f"{', '.join(fixture_names(directory))})"
