@@ -627,8 +627,14 @@ def test_a_page_hanging_up_mid_body_or_too_slow_to_send_it_leaves_no_traceback(e
             "'http://[bad'",
         ),
         ({}, ["--fixture", "no_such_fixture"], "cannot replay no_such_fixture: no such fixture"),
+        (
+            {"ANTHROPIC_API_KEY": "test"},
+            ["--host", "0.0.0.0"],
+            "with ANTHROPIC_API_KEY set the relay spends your key for whoever reaches it, "
+            "so it listens only on 127.0.0.1 or localhost, not 0.0.0.0",
+        ),
     ],
-    ids=["ipv6-host", "ftp-base-url", "bad-base-url", "no-such-fixture"],
+    ids=["ipv6-host", "ftp-base-url", "bad-base-url", "no-such-fixture", "key-on-every-address"],
 )
 def test_the_chat_commands_start_up_errors_are_one_sentence_and_status_2(
     capsys, monkeypatch, environ, options, message

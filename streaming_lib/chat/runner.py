@@ -37,7 +37,9 @@ class ChatServer:
     `ANTHROPIC_BASE_URL` then replaces the real API's URL). On exit both stop.
 
     Raises ValueError for a fixture that cannot be read or an
-    `ANTHROPIC_BASE_URL` that is not an http(s) URL; `start()` raises
+    `ANTHROPIC_BASE_URL` that is not an http(s) URL, and for a `host` other than
+    127.0.0.1 or localhost while the key is set (anyone who reaches the relay
+    could spend it: its Origin and Host checks stop browsers, not programs); `start()` raises
     OSError if it cannot listen on `host`:`port` (see `threaded.listen`).
     """
 
@@ -67,6 +69,13 @@ class ChatServer:
                 self.upstream = checked_upstream(url)
             except ValueError as error:
                 raise ValueError(f"ANTHROPIC_BASE_URL: {error}") from None
+        if self.api_key and host not in LOOPBACK_HOSTS:
+            # The page's Origin and Host checks stop other sites' pages, not a program
+            # on another machine that sends the right headers: it would spend the key.
+            raise ValueError(
+                f"with ANTHROPIC_API_KEY set the relay spends your key for whoever reaches it,"
+                f" so it listens only on {' or '.join(LOOPBACK_HOSTS)}, not {host}"
+            )
         self.host, self.port, self.url = host, port, ""
         self.server: ThreadedServer | None = None
 
