@@ -212,7 +212,8 @@ def body_error(first_bytes: bytes, *, content_type: str | None = None) -> Stream
         >>> body_error(b"event: message_start\\ndata: {") is None  # an event stream, cut
         True
     """
-    text = first_bytes.decode("utf-8", "replace")
+    # RFC 8259 section 8.1: a parser may ignore a byte order mark that a sender added.
+    text = first_bytes.decode("utf-8", "replace").removeprefix("\ufeff")
     error = _error_object(text)
     if error is not None:
         error_type, said = error.get("type"), str(error.get("message") or "")

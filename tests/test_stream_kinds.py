@@ -261,6 +261,13 @@ def test_a_body_that_is_a_json_error_object_is_an_api_stream_error_with_the_serv
     assert error.error_message in str(error) and "not an event stream" in str(error)
 
 
+def test_a_json_error_object_behind_a_byte_order_mark_is_still_the_servers_error():
+    # RFC 8259, 8.1: a sender must not add a BOM, a parser may ignore one; some do add it.
+    body = b'\xef\xbb\xbf{"type":"error","error":{"type":"api_error","message":"Oops"}}'
+    error = error_everywhere(body, APIStreamError)
+    assert (error.error_type, error.error_message) == ("api_error", "Oops")
+
+
 @pytest.mark.parametrize(
     "body",
     [
