@@ -417,3 +417,23 @@ def test_no_later_cell_rebinds_a_function_so_a_check_run_again_still_finds_it(pa
         rebound = names_assigned(source) & functions
         assert not rebound, f"{sorted(rebound)} rebound in: {source[:80]!r}"
         functions |= set(re.findall(r"^def (\w+)", source, re.M))
+
+
+@pytest.mark.parametrize("edition", ["", "zh/"])
+def test_the_reference_ended_properly_keeps_a_stop_reason_that_a_later_null_leaves_alone(edition):
+    # A gateway that writes out a struct's nullable fields sends a second message_delta
+    # with "stop_reason": null after the one that set it; null, like absent, says
+    # nothing new (the accumulator's rule), so the message still ended properly.
+    notebook = read_committed(ROOT / f"notebooks/{edition}bonus/06_endings_and_mistakes.ipynb")
+    (reference,) = [cell for cell in notebook.cells if cell.get("id") == "yt1-ref"]
+    code = reference.source.split("```python\n")[1].split("```")[0]
+    namespace: dict = {}
+    exec(code, namespace)
+    events = [
+        {"type": "message_start", "message": {"content": [], "stop_reason": None}},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}},
+        {"type": "message_delta", "delta": {"stop_reason": None, "stop_sequence": None}},
+        {"type": "message_stop"},
+    ]
+    assert namespace["ended_properly"](events) is True
+    assert namespace["ended_properly"](events[:-1]) is False
