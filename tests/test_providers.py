@@ -15,9 +15,11 @@ from hypothesis import strategies as st
 
 from streaming_lib import accumulate as accumulate_messages
 from streaming_lib.errors import (
+    APIStreamError,
     EventDataError,
     FrameError,
     IncompleteStreamError,
+    NotAnEventStreamError,
     ProviderStreamError,
     ResponseStatusError,
     SequenceNumberError,
@@ -457,3 +459,39 @@ def test_a_chunk_frame_carries_the_event_as_base64_json():
     }
     (frame,) = bedrock.iter_frames([fixtures.chunk_frame(event)])
     assert json.loads(base64.b64decode(json.loads(frame.payload)["bytes"])) == event
+
+
+SSE_WIRES = ["openai_chat", "openai_responses", "gemini"]
+OPENAI_ERROR_BODY = (
+    b'{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",'
+    b' "param": null, "code": "invalid_api_key"}}'
+)
+GEMINI_ERROR_BODY = (
+    b'{"error": {"code": 429, "message": "Resource has been exhausted",'
+    b' "status": "RESOURCE_EXHAUSTED"}}'
+)
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+@pytest.mark.parametrize("wire", SSE_WIRES)
+@pytest.mark.parametrize("body", [OPENAI_ERROR_BODY, GEMINI_ERROR_BODY], ids=["openai", "gemini"])
+def test_a_json_error_body_sent_with_200_is_the_servers_error_on_every_sse_wire(body, wire, size):
+    with pytest.raises(APIStreamError) as caught:
+        ACCUMULATE[wire](cut(body, size))
+    assert caught.value.error_message == json.loads(body)["error"]["message"]
+    assert not isinstance(caught.value, IncompleteStreamError)
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+@pytest.mark.parametrize("wire", SSE_WIRES)
+def test_an_html_page_sent_with_200_is_not_an_event_stream_on_every_sse_wire(wire, size):
+    page = b"<html><body><h1>502 Bad Gateway</h1></body></html>\n"
+    with pytest.raises(NotAnEventStreamError) as caught:
+        ACCUMULATE[wire](cut(page, size))
+    assert caught.value.first_bytes == page
+
+
+@pytest.mark.parametrize("wire", SSE_WIRES)
+def test_an_empty_body_stays_a_stream_cut_before_its_first_byte_on_every_sse_wire(wire):
+    with pytest.raises(IncompleteStreamError):
+        ACCUMULATE[wire]([b""])

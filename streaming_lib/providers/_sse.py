@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import EventDataError, IncompleteStreamError
-from ..events import load_json
+from ..events import body_error, kept_head, load_json
 from ..sse import ServerSentEvent, iter_sse
 
 
@@ -24,11 +24,18 @@ def iter_json(chunks: Iterable[bytes], *, end: str | None = None) -> Iterator[An
     `end`: the data that closes the stream (OpenAI's `[DONE]`, which is not JSON);
     reading stops there, and bytes ending before it raise `IncompleteStreamError`.
     Events whose data is not a JSON object raise `EventDataError` (`.event_number`
-    1-based, `.data` the raw text)."""
-    for number, sse in enumerate(iter_sse(chunks), 1):
+    1-based, `.data` the raw text). A body that gives no event at all and is no event
+    stream (a JSON error object sent with HTTP 200, an HTML page) raises what
+    `events.body_error` makes of it, as the Messages API pipeline does:
+    `APIStreamError` or `NotAnEventStreamError`, never a cut stream's error."""
+    head = bytearray()  # the body's first bytes, examined if no event comes
+    number = 0
+    for number, sse in enumerate(iter_sse(kept_head(chunks, head)), 1):
         if end is not None and sse.data == end:
             return
         yield decode_data(sse, number)
+    if number == 0 and (error := body_error(bytes(head))) is not None:
+        raise error
     if end is not None:
         raise IncompleteStreamError(f"the stream ended without its closing data: {end}")
 
