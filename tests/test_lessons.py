@@ -49,6 +49,7 @@ CONVERTED = [
     "02_chunks_to_lines",
     "03_event_state_machine",
     "04_tool_use",
+    "05_trust_but_verify",
     "07_capstone",
 ]
 
