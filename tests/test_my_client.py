@@ -183,3 +183,14 @@ def test_a_file_that_does_not_load_fails_every_fixture_by_name_without_a_traceba
     status, out = run_command(capsys, "--dir", str(where))
     assert status == 1 and "Traceback" not in out
     assert "my_client/sse.py does not load: SyntaxError" in out.splitlines()[2]
+
+
+def test_a_wrong_stage_behind_a_later_stub_is_named_before_the_table(tmp_path, capsys):
+    where = copy_of(REFERENCE, tmp_path / "my_client", ["lines", "sse"])
+    text = (where / "lines.py").read_text(encoding="utf-8")
+    (where / "lines.py").write_text(text.replace("    if chunk:  # an", "    if True:  # an"))
+    status, out = run_command(capsys, "--dir", str(where))
+    assert status == 1 and out.startswith(
+        "lines: my_client/lines.py fails 'an empty chunk changes nothing' (lesson 02's checks)\n"
+    )
+    assert out.endswith("Next: write on_message_start in my_client/accumulator.py (lesson 03).\n")
