@@ -183,6 +183,9 @@ def test_a_file_that_does_not_load_fails_every_fixture_by_name_without_a_traceba
     status, out = run_command(capsys, "--dir", str(where))
     assert status == 1 and "Traceback" not in out
     assert "my_client/sse.py does not load: SyntaxError" in out.splitlines()[2]
+    assert out.endswith(
+        "Next: my_client/sse.py does not load: SyntaxError: expected ':' (sse.py, line 1).\n"
+    )
 
 
 def test_a_wrong_stage_behind_a_later_stub_is_named_before_the_table(tmp_path, capsys):

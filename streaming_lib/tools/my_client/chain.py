@@ -142,7 +142,7 @@ def table(results: list[Row], width: int = 70) -> str:
 
 def summary(results: list[Row]) -> str:
     """`N of M fixtures match the SDK at every chunk size`, and what to write next if a stub
-    stopped a fixture.
+    stopped a fixture (or what to fix first, whole, if a file does not even load).
 
     >>> stub = "write feed in my_client/lines.py (lesson 02)"
     >>> print(summary([Row("text_only", [True] * 3, ""), Row("fixture", [False] * 3, stub)]))
@@ -151,9 +151,10 @@ def summary(results: list[Row]) -> str:
     """
     done = sum(all(row.matches) for row in results)
     line = f"{done} of {len(results)} fixtures match the SDK at every chunk size"
+    broken = [row.difference for row in results if " does not load: " in row.difference]
     stubs = [row.difference for row in results if row.difference.startswith("write ")]
-    if stubs:
-        line += f"\nNext: {stubs[0]}."
+    if broken or stubs:  # a file that does not load first: the table cuts its line number
+        line += f"\nNext: {(broken or stubs)[0]}."
     return line
 
 
