@@ -24,8 +24,10 @@ A lesson in CONVERTED follows the conventions of the learner's own client (READM
         collapsed), one per question
 """
 
+import functools
 import os
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -314,6 +316,21 @@ def run_lesson(path, tmp_path, with_references):
     """Run the committed lesson in a fresh kernel, in its folder, with a fresh my_client/;
     with_references: each learner's cell holds the reference answer instead of the stub.
     Returns {check cell id: the text it printed}."""
+    notebook = executed(path, tmp_path, with_references)
+    return {
+        check.id: "".join(output.get("text", "") for output in check.outputs)
+        for _, _, check, _, _ in tasks(notebook.cells)
+    }
+
+
+@functools.cache
+def executed_with_references(path):
+    """The committed lesson run once with the reference answers (see `executed`)."""
+    return executed(path, Path(tempfile.mkdtemp(prefix="lesson-")), with_references=True)
+
+
+def executed(path, tmp_path, with_references):
+    """The committed lesson, run as `run_lesson` says: the notebook with its new outputs."""
     from nbclient import NotebookClient
 
     notebook = read_committed(path)
@@ -337,10 +354,7 @@ def run_lesson(path, tmp_path, with_references):
             os.environ.pop("STREAMING_COURSE_MY_CLIENT")
         else:
             os.environ["STREAMING_COURSE_MY_CLIENT"] = saved
-    return {
-        check.id: "".join(output.get("text", "") for output in check.outputs)
-        for _, _, check, _, _ in tasks(notebook.cells)
-    }
+    return notebook
 
 
 @converted
@@ -348,9 +362,36 @@ def test_every_check_fails_on_the_stub_and_passes_on_the_reference(path, tmp_pat
     for printed in run_lesson(path, tmp_path / "stub", with_references=False).values():
         lines = [line for line in printed.splitlines() if line.startswith(("✔", "✘"))]
         assert lines and all(line.startswith("✘") for line in lines), printed
-    for printed in run_lesson(path, tmp_path / "reference", with_references=True).values():
+    notebook = executed_with_references(path)
+    for _, _, check, _, _ in tasks(notebook.cells):
+        printed = "".join(output.get("text", "") for output in check.outputs)
         lines = [line for line in printed.splitlines() if line.startswith(("✔", "✘"))]
         assert lines and all(line.startswith("✔") for line in lines), printed
+
+
+PORT = re.compile(r"127\.0\.0\.1:\d+")  # as notebooks/sanitize.cfg: chosen at run time
+
+
+def compared_outputs(cell):
+    """What nbval compares of a code cell's outputs, as text (None: nbval ignores them)."""
+    tags = cell.metadata.get("tags", [])
+    if "nbval-ignore-output" in tags or "NBVAL_IGNORE_OUTPUT" in cell.source:
+        return None
+    texts = [
+        output.get("text") or output.get("data", {}).get("text/plain") or output.get("ename", "")
+        for output in cell.outputs
+    ]
+    return PORT.sub("127.0.0.1:PORT", "".join(texts))
+
+
+@converted
+def test_a_learner_with_every_answer_right_gets_every_output_nbval_compares(path):
+    """A learner whose my_client/ holds the right answers runs the lesson: each stage is
+    theirs, and nbval (make test) must still find the committed outputs."""
+    ran = executed_with_references(path).cells
+    for committed, fresh in zip(read_committed(path).cells, ran, strict=True):
+        if committed.cell_type == "code" and compared_outputs(committed) is not None:
+            assert compared_outputs(fresh) == compared_outputs(committed), committed.id
 
 
 # -- facts put right (issue 25): each wording that was wrong is absent, the new one cites ---

@@ -67,7 +67,7 @@ def test_a_stub_raises_not_implemented_naming_its_function_and_its_file(name):
 def test_stage_uses_the_learners_file_when_it_passes_and_the_librarys_otherwise(tmp_path, capsys):
     where = copy_of(REFERENCE, tmp_path / "my_client", ["lines"])
     assert my_client.stage("lines", where).mine
-    assert capsys.readouterr().out == "lines: yours, my_client/lines.py (its 7 checks pass)\n"
+    assert capsys.readouterr().out == "lines: yours, my_client/lines.py (its 8 checks pass)\n"
     sse = my_client.stage("sse", where)
     assert not sse.mine and sse.run(["data: a", ""])[0].data == "a"  # the library's works
     assert capsys.readouterr().out == (
@@ -86,6 +86,16 @@ def test_a_feed_that_resets_its_cr_flag_on_an_empty_chunk_is_not_used(tmp_path, 
     (where / "lines.py").write_text(wrong, encoding="utf-8")
     assert not my_client.stage("lines", where).mine
     assert "fails 'an empty chunk changes nothing'" in capsys.readouterr().out
+
+
+def test_a_feed_that_keeps_its_cr_flag_after_the_lf_it_skipped_is_not_used(tmp_path, capsys):
+    where = copy_of(REFERENCE, tmp_path / "my_client", ["lines"])
+    text = (where / "lines.py").read_text(encoding="utf-8")
+    wrong = text.replace("    if chunk:  # an empty", "    if chunk[skip:]:  # an empty")
+    assert wrong != text  # [b"a\r", b"\n", b"\n"]: the second LF is skipped too
+    (where / "lines.py").write_text(wrong, encoding="utf-8")
+    assert not my_client.stage("lines", where).mine
+    assert "fails 'only one LF is skipped'" in capsys.readouterr().out
 
 
 def test_a_cell_is_saved_as_its_file_unless_it_has_more_functions_still_to_write(tmp_path):
@@ -173,3 +183,17 @@ def test_a_file_that_does_not_load_fails_every_fixture_by_name_without_a_traceba
     status, out = run_command(capsys, "--dir", str(where))
     assert status == 1 and "Traceback" not in out
     assert "my_client/sse.py does not load: SyntaxError" in out.splitlines()[2]
+    assert out.endswith(
+        "Next: my_client/sse.py does not load: SyntaxError: expected ':' (sse.py, line 1).\n"
+    )
+
+
+def test_a_wrong_stage_behind_a_later_stub_is_named_before_the_table(tmp_path, capsys):
+    where = copy_of(REFERENCE, tmp_path / "my_client", ["lines", "sse"])
+    text = (where / "lines.py").read_text(encoding="utf-8")
+    (where / "lines.py").write_text(text.replace("    if chunk:  # an", "    if True:  # an"))
+    status, out = run_command(capsys, "--dir", str(where))
+    assert status == 1 and out.startswith(
+        "lines: my_client/lines.py fails 'an empty chunk changes nothing' (lesson 02's checks)\n"
+    )
+    assert out.endswith("Next: write on_message_start in my_client/accumulator.py (lesson 03).\n")

@@ -12,6 +12,13 @@ and the lesson goes on with the reference answer.
     >>> check("parses", lambda: int("x"), 1)
     ✘ parses: raised ValueError: invalid literal for int() with base 10: 'x'
 
+A value too long to show whole also gets where it first differs, so that two results
+that begin alike still show what is wrong:
+
+    >>> check("sums", lambda: {"text": "a" * 200, "usage": {"output_tokens": 59}},
+    ...       {"text": "a" * 200, "usage": {"output_tokens": 58}})  # doctest: +ELLIPSIS
+    ✘ sums: got {'text': 'aaa...; first difference: ['usage']['output_tokens'] is 59, expected 58
+
 Both print and return None, so a check cell shows only their lines; `passes` is the
 same check, which also returns whether it passed, for code that needs the answer.
 
@@ -37,6 +44,9 @@ _WORDS = {
     "en": {
         "raised": "{what}: raised {error}",
         "got": "{what}: got {got}, expected {expected}",
+        "first": "; first difference: {where} is {got}, expected {expected}",
+        "length": "; first difference: {count} items, expected {expected}",
+        "missing": "missing",
         "unanswered": " (not answered yet?)",
         "all": "All {count} checks pass.",
         "some": "{passed} of {count} checks pass.",
@@ -47,6 +57,9 @@ _WORDS = {
     "zh": {
         "raised": "{what}：抛出了 {error}",
         "got": "{what}：得到 {got}，应为 {expected}",
+        "first": "；第一处不同：{where} 是 {got}，应为 {expected}",
+        "length": "；第一处不同：有 {count} 项，应为 {expected} 项",
+        "missing": "缺少",
         "unanswered": "（还没有作答？）",
         "all": "全部 {count} 项检查通过。",
         "some": "{count} 项检查中通过了 {passed} 项。",
@@ -66,6 +79,35 @@ def _short(value: Any) -> str:
     return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
+def _first_difference(got: Any, expected: Any, words: dict[str, str], where: str = "") -> str:
+    """Where `got` first differs from `expected` (dicts key by key, lists and tuples item by
+    item, long strings from just before the first character that differs), as a clause of a
+    check's line."""
+    if isinstance(got, dict) and isinstance(expected, dict):
+        for key in [*expected, *(key for key in got if key not in expected)]:
+            inner = f"{where}[{key!r}]"
+            if key in got and key in expected:
+                if got[key] != expected[key]:
+                    return _first_difference(got[key], expected[key], words, inner)
+            else:
+                mine = _short(got[key]) if key in got else words["missing"]
+                theirs = _short(expected[key]) if key in expected else words["missing"]
+                return words["first"].format(where=inner, got=mine, expected=theirs)
+        return ""
+    if isinstance(got, list | tuple) and isinstance(expected, list | tuple):
+        for index, (mine, theirs) in enumerate(zip(got, expected, strict=False)):
+            if mine != theirs:
+                return _first_difference(mine, theirs, words, f"{where}[{index}]")
+        return words["length"].format(count=len(got), expected=len(expected))
+    if isinstance(got, str) and isinstance(expected, str) and max(len(got), len(expected)) > 40:
+        pairs = enumerate(zip(got, expected, strict=False))
+        at = next((i for i, (a, b) in pairs if a != b), min(len(got), len(expected)))
+        start, end = max(0, at - 10), at + 20  # a little before the first difference
+        mine, theirs = _short(got[start:end]), _short(expected[start:end])
+        return words["first"].format(where=f"{where}[{start}:{end}]", got=mine, expected=theirs)
+    return words["first"].format(where=where or "it", got=_short(got), expected=_short(expected))
+
+
 def passes(what: str, compute: Callable[[], Any], expected: Any) -> bool:
     """Whether `check(what, compute, expected)` passes, printing its line.
 
@@ -83,7 +125,10 @@ def passes(what: str, compute: Callable[[], Any], expected: Any) -> bool:
         print(f"✔ {what}")
         return True
     hint = words["unanswered"] if got is None or got is Ellipsis else ""
-    line = words["got"].format(what=what, got=_short(got), expected=_short(expected))
+    shown, wanted = _short(got), _short(expected)
+    line = words["got"].format(what=what, got=shown, expected=wanted)
+    if shown.endswith("…") or wanted.endswith("…"):  # cut short: say where they differ
+        line += _first_difference(got, expected, words)
     print(f"✘ {line}{hint}")
     return False
 

@@ -173,6 +173,7 @@ def lines_checks(run: Callable[..., Any]) -> list[Check]:
         ("a line cut between chunks waits", lambda: run([b"da", b"ta: x\n"]), ["data: x"]),
         ("LF, CRLF and CR end lines", lambda: run([b"a\nb\r\nc\rd\n"]), ["a", "b", "c", "d"]),
         ("CR | LF is one line ending", lambda: run([b"a\r", b"\nb\n"]), ["a", "b"]),
+        ("only one LF is skipped", lambda: run([b"a\r", b"\n", b"\n"]), ["a", ""]),
         ("an empty chunk changes nothing", lambda: run([b"a\r", b"", b"\nb\n"]), ["a", "b"]),
         ("a character cut in two waits", lambda: run([b"\xe6\x89", b"\xbe\n"]), ["\u627e"]),
         ("the fixture, 1 byte at a time", lambda: run(chunked(raw, 1)), library),

@@ -13,7 +13,9 @@ gets the same as the SDK (`fixtures/NAME.sdk.json`), with the bytes in chunks of
     24 of 25 fixtures match the SDK at every chunk size
 
 A stage still a stub fails every fixture: the table then names the first function
-still to write, instead of a traceback. `--reference` runs the course's reference
+still to write, instead of a traceback. A stage written but wrong is named before the
+table by the first of its lesson's checks it fails: behind a later stub, its fixtures
+would show only the stub. `--reference` runs the course's reference
 answers (`reference/`) through the very same path. A lesson run before a later stage's
 own lesson (03 before 04's `tool_input`) passes that stage in `given`: the course's
 answer stands in for it, and the report says so.
@@ -31,7 +33,7 @@ from typing import Any
 from ...accumulator import accumulate
 from ..fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
 from ..sdk import compare_messages
-from . import REFERENCE, events_of, lines_of, load, message_of
+from . import REFERENCE, STAGES, events_of, first_failure, lines_of, load, message_of
 
 CHUNK_SIZES: list[int | None] = [1, 7, None]  # None: the whole body as one chunk
 HEADERS = ["fixture", "1 byte", "7 bytes", "whole", "first difference"]
@@ -140,7 +142,7 @@ def table(results: list[Row], width: int = 70) -> str:
 
 def summary(results: list[Row]) -> str:
     """`N of M fixtures match the SDK at every chunk size`, and what to write next if a stub
-    stopped a fixture.
+    stopped a fixture (or what to fix first, whole, if a file does not even load).
 
     >>> stub = "write feed in my_client/lines.py (lesson 02)"
     >>> print(summary([Row("text_only", [True] * 3, ""), Row("fixture", [False] * 3, stub)]))
@@ -149,10 +151,31 @@ def summary(results: list[Row]) -> str:
     """
     done = sum(all(row.matches) for row in results)
     line = f"{done} of {len(results)} fixtures match the SDK at every chunk size"
+    broken = [row.difference for row in results if " does not load: " in row.difference]
     stubs = [row.difference for row in results if row.difference.startswith("write ")]
-    if stubs:
-        line += f"\nNext: {stubs[0]}."
+    if broken or stubs:  # a file that does not load first: the table cuts its line number
+        line += f"\nNext: {(broken or stubs)[0]}."
     return line
+
+
+LESSONS = {"sse": "01", "lines": "02", "accumulator": "03", "tool_input": "04"}
+
+
+def failing_stages(where: Path | None, given: Iterable[str] = ()) -> list[str]:
+    """One line for each stage the learner has written (its file no longer only a stub)
+    that fails one of its lesson's checks, in lesson order, e.g.
+    `lines: my_client/lines.py fails 'only one LF is skipped' (lesson 02's checks)`."""
+    found = []
+    for name, spec in STAGES.items():
+        if name not in LESSONS or name in given:
+            continue
+        try:
+            failed = first_failure(spec.checks(spec.build(load(name, where))))
+        except Exception:  # a file that does not load: the table says so
+            continue
+        if failed is not None and not failed.startswith("write "):
+            found.append(f"{name}: my_client/{name}.py {failed} (lesson {LESSONS[name]}'s checks)")
+    return found
 
 
 def run(
@@ -169,5 +192,8 @@ def run(
     results = rows(REFERENCE if reference else where, given)
     for name in given:
         print(f"{name}: the course's answer here (my_client/{name}.py comes in a later lesson)")
+    if not reference:
+        for line in failing_stages(where, given):
+            print(line)
     print(summary(results) if summary_only else table(results))
     return 0 if all(all(row.matches) for row in results) else 1
