@@ -129,7 +129,8 @@ def test_with_the_stubs_no_fixture_matches_and_the_first_function_to_write_is_na
     total = len(chain.passed_by_the_library())
     assert status == 1
     assert f"\n0 of {total} fixtures match the SDK at every chunk size\n" in out
-    assert out.endswith("Next: write feed in my_client/lines.py (lesson 02).\n")
+    # lesson order, not the pipeline's: lesson 01 (sse.py) comes before lesson 02 (lines.py)
+    assert out.endswith("Next: write feed_line in my_client/sse.py (lesson 01).\n")
     assert "Traceback" not in out
 
 

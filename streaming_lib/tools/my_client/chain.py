@@ -24,7 +24,7 @@ answer stands in for it, and the report says so.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -111,8 +111,9 @@ def rows(where: Path | None, given: Iterable[str] = ()) -> list[Row]:
     return [compare(run, name) for name in names]
 
 
-def table(results: list[Row], width: int = 70) -> str:
-    """The report: one row per fixture, then `N of M fixtures match the SDK at every chunk size`."""
+def table(results: list[Row], width: int = 70, *, next_stub: str | None = None) -> str:
+    """The report: one row per fixture, then `N of M fixtures match the SDK at every chunk size`
+    and what to write next (`summary`)."""
     names = max([len(HEADERS[0]), *(len(row.fixture) for row in results)])
     sizes = [len(header) for header in HEADERS[1:4]]
     lines = [
@@ -136,13 +137,15 @@ def table(results: list[Row], width: int = 70) -> str:
             difference,
         ]
         lines.append("  ".join(cells).rstrip())
-    lines += ["", summary(results)]
+    lines += ["", summary(results, next_stub)]
     return "\n".join(lines)
 
 
-def summary(results: list[Row]) -> str:
+def summary(results: list[Row], first_stub: str | None = None) -> str:
     """`N of M fixtures match the SDK at every chunk size`, and what to write next if a stub
     stopped a fixture (or what to fix first, whole, if a file does not even load).
+    `first_stub`: the function still to write of the earliest lesson (`first_stub()`),
+    named instead of the stub the bytes met first (the pipeline's order is not the lessons').
 
     >>> stub = "write feed in my_client/lines.py (lesson 02)"
     >>> print(summary([Row("text_only", [True] * 3, ""), Row("fixture", [False] * 3, stub)]))
@@ -154,28 +157,45 @@ def summary(results: list[Row]) -> str:
     broken = [row.difference for row in results if " does not load: " in row.difference]
     stubs = [row.difference for row in results if row.difference.startswith("write ")]
     if broken or stubs:  # a file that does not load first: the table cuts its line number
-        line += f"\nNext: {(broken or stubs)[0]}."
+        line += f"\nNext: {(broken or [first_stub or stubs[0]])[0]}."
     return line
 
 
 LESSONS = {"sse": "01", "lines": "02", "accumulator": "03", "tool_input": "04"}
 
 
-def failing_stages(where: Path | None, given: Iterable[str] = ()) -> list[str]:
-    """One line for each stage the learner has written (its file no longer only a stub)
-    that fails one of its lesson's checks, in lesson order, e.g.
-    `lines: my_client/lines.py fails 'only one LF is skipped' (lesson 02's checks)`."""
-    found = []
-    for name, spec in STAGES.items():
-        if name not in LESSONS or name in given:
+def checked_stages(where: Path | None, given: Iterable[str] = ()) -> Iterator[tuple[str, str]]:
+    """(stage, its first failed check) for each stage of lessons 01-04 that fails one, in
+    lesson order; a stub's failure reads "write ...". A file that does not load is skipped:
+    the table says so."""
+    for name in sorted(LESSONS, key=LESSONS.__getitem__):
+        if name in given:
             continue
+        spec = STAGES[name]
         try:
             failed = first_failure(spec.checks(spec.build(load(name, where))))
         except Exception:  # a file that does not load: the table says so
             continue
-        if failed is not None and not failed.startswith("write "):
-            found.append(f"{name}: my_client/{name}.py {failed} (lesson {LESSONS[name]}'s checks)")
-    return found
+        if failed is not None:
+            yield name, failed
+
+
+def failing_stages(where: Path | None, given: Iterable[str] = ()) -> list[str]:
+    """One line for each stage the learner has written (its file no longer only a stub)
+    that fails one of its lesson's checks, in lesson order, e.g.
+    `lines: my_client/lines.py fails 'only one LF is skipped' (lesson 02's checks)`."""
+    return [
+        f"{name}: my_client/{name}.py {failed} (lesson {LESSONS[name]}'s checks)"
+        for name, failed in checked_stages(where, given)
+        if not failed.startswith("write ")
+    ]
+
+
+def first_stub(where: Path | None, given: Iterable[str] = ()) -> str | None:
+    """What to write next, in lesson order ("write feed_line in my_client/sse.py
+    (lesson 01)"), or None when no stage of lessons 01-04 is still a stub."""
+    stubs = (failed for _, failed in checked_stages(where, given) if failed.startswith("write "))
+    return next(stubs, None)
 
 
 def run(
@@ -192,8 +212,10 @@ def run(
     results = rows(REFERENCE if reference else where, given)
     for name in given:
         print(f"{name}: the course's answer here (my_client/{name}.py comes in a later lesson)")
+    next_stub = None
     if not reference:
         for line in failing_stages(where, given):
             print(line)
-    print(summary(results) if summary_only else table(results))
+        next_stub = first_stub(where, given)
+    print(summary(results, next_stub) if summary_only else table(results, next_stub=next_stub))
     return 0 if all(all(row.matches) for row in results) else 1
