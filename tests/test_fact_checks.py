@@ -93,3 +93,11 @@ def test_lesson_06_cites_the_docs_for_errors_caching_and_stream_recovery(noteboo
     assert CACHING_PRICES in words
     assert "https://platform.claude.com/docs/en/build-with-claude/streaming#error-recovery" in words
     assert "bonus/06_gateways.ipynb" in words and "stream_of(" not in words  # the detail moved
+
+
+@pytest.mark.parametrize("notebook", editions("notebooks/01_sse_wire_format.ipynb"))
+def test_retry_sets_the_streams_reconnection_time_when_read_as_the_whatwg_rules_say(notebook):
+    words = text(notebook)
+    assert "so no event carries it" not in words  # retry is no field of an event
+    assert "set the event stream's reconnection time to that integer" in words  # the rule, quoted
+    assert "9.2.6" in words
