@@ -44,18 +44,8 @@ MAX_ANSWER_LINES = 30  # a learner's cell: a stub file they fill in
 MAX_CELLS = 45  # a lesson
 TIME = re.compile(r"\*\*Time:\*\* about (\d+) minutes")
 SELF_STUDY = re.compile(r"about (\d+) minutes on your own")
-# The lessons converted to the learner's own client (my_client/), held to its conventions;
-# a lesson joins this list when it is converted.
-CONVERTED = [
-    "00_start_here",
-    "01_sse_wire_format",
-    "02_chunks_to_lines",
-    "03_event_state_machine",
-    "04_tool_use",
-    "05_trust_but_verify",
-    "06_in_production",
-    "07_capstone",
-]
+# Every lesson is held to the conventions of the learner's own client (my_client/).
+CONVERTED = [path.stem for path in LESSONS]
 
 lessons = pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
 
