@@ -31,20 +31,37 @@ def test_every_command_the_english_readme_shows_is_in_the_chinese_one():
     missing = [
         command
         for command in commands(README)
-        if command not in chinese and IN_CHINESE_FORM.get(command) not in chinese
-        and not command.startswith(("mamba ", "conda ", "python scripts/course.py settings",
-                                    "jupyter lab", "pytest tests", ".venv/bin/python -m benchmarks",
-                                    "make bench", ".venv/bin/python scripts/slides.py mark",
-                                    ".venv/bin/python scripts/chat_screenshot.py",
-                                    ".venv/bin/python scripts/make_exercises.py --execute"))
+        if command not in chinese
+        and IN_CHINESE_FORM.get(command) not in chinese
+        and not command.startswith(
+            (
+                "mamba ",
+                "conda ",
+                "python scripts/course.py settings",
+                "jupyter lab",
+                "pytest tests",
+                ".venv/bin/python -m benchmarks",
+                "make bench",
+                ".venv/bin/python scripts/slides.py mark",
+                ".venv/bin/python scripts/chat_screenshot.py",
+                ".venv/bin/python scripts/make_exercises.py --execute",
+            )
+        )
     ]
     assert not missing, missing
 
 
 def test_the_chinese_readme_has_the_trace_the_replay_server_the_chat_page_and_the_teachers_kit():
-    for needed in ("python -m streaming_lib trace", "python -m streaming_lib serve",
-                   "python -m streaming_lib chat", "](TEACHING.zh-CN.md)", "](teaching/zh/)",
-                   "?error_after=5", "?status=529&fail_times=2", "ANTHROPIC_API_KEY"):
+    for needed in (
+        "python -m streaming_lib trace",
+        "python -m streaming_lib serve",
+        "python -m streaming_lib chat",
+        "](TEACHING.zh-CN.md)",
+        "](teaching/zh/)",
+        "?error_after=5",
+        "?status=529&fail_times=2",
+        "ANTHROPIC_API_KEY",
+    ):
         assert needed in CHINESE, needed
 
 

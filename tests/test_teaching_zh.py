@@ -82,6 +82,7 @@ def test_the_chinese_guide_links_the_keys_the_cheat_sheet_and_gives_the_commands
     for command in commands:
         assert command in guide
     english = GUIDE.read_text(encoding="utf-8")
+
     def rows(markdown):
         return [line for line in markdown.splitlines() if line.startswith("| ")]
 
