@@ -149,3 +149,21 @@ def test_every_relative_link_of_the_chinese_kit_leads_to_a_file(path):
     for target in re.findall(r"\]\(([^)#\s]+)\)", text):
         if "://" not in target:
             assert (path.parent / target).exists(), target
+
+
+CHECK_NAMED = re.compile(r"检查“([^”]+)”|“([^”]+)”(?:失败|和“)")
+
+
+@notes
+def test_every_check_the_chinese_notes_name_is_named_so_in_the_chinese_lesson(english):
+    if not re.match(r"\d\d_", english.name):
+        pytest.skip("not a lesson's notes")
+    lesson = ROOT / "notebooks" / "zh" / f"{english.stem}.ipynb"
+    texts = [lesson.read_text(encoding="utf-8")]
+    texts += [
+        p.read_text(encoding="utf-8")
+        for p in lesson.parent.glob(f"bonus/{english.stem[:2]}_*.ipynb")
+    ]
+    names = {a or b for a, b in CHECK_NAMED.findall(twin(english).read_text(encoding="utf-8"))}
+    unknown = sorted(name for name in names if not any(name in text for text in texts))
+    assert not unknown, f"checks the lesson names otherwise: {unknown}"
