@@ -4,9 +4,11 @@ matplotlib's default font, DejaVu Sans, has no Chinese glyphs: a Chinese label c
 boxes, with the warning "Glyph ... missing from font(s) DejaVu Sans". A figure may name several
 font families, and matplotlib (3.6 and later) draws each glyph from the first family that has
 it. So `plot_fonts("zh")` names DejaVu Sans first (Latin letters and digits as in the English
-plots), then the first Chinese family the machine has:
+plots), then the first Chinese family the machine has, e.g. ["DejaVu Sans", "Noto Sans CJK SC"].
+A plot's cell sets it before drawing: `plt.rcParams["font.family"] = plot_fonts("zh")`.
 
-    >>> plt.rcParams["font.family"] = plot_fonts("zh")  # ["DejaVu Sans", "Noto Sans CJK SC"]
+    >>> plot_fonts("en")  # the English plots: matplotlib's default
+    ['DejaVu Sans']
 
 Non-goals: it installs no font (on Debian or Ubuntu: fonts-noto-cjk), and it sets nothing by
 itself: the plot's own cell sets `rcParams`, where a reader sees it.
