@@ -89,20 +89,27 @@ TWIN_FOLDERS = (
 )
 TWIN_PAGES = (("README", "README.zh-CN"), ("TEACHING", "TEACHING.zh-CN"))
 
-# The sidebar of each edition: (caption, the pages, as patterns of page names, in order).
+# The sidebar of each edition: (caption, the pages, as patterns of page names, in order; a
+# section's last pattern takes any page its folder gains, so that no page is left out).
 SECTIONS = {
     "en": (
-        ("Lessons", ("notebooks/[0-9]*",)),
+        ("Lessons", ("notebooks/[0-9]*", "notebooks/*")),
         ("Bonus notebooks", ("notebooks/bonus/*",)),
         ("Exercises", ("exercises/*",)),
         ("Solutions", ("solutions/*",)),
         (
             "Teaching",
-            ("TEACHING", "teaching/cheatsheet", "teaching/exercises", "teaching/[0-9]*"),
+            (
+                "TEACHING",
+                "teaching/cheatsheet",
+                "teaching/exercises",
+                "teaching/[0-9]*",
+                "teaching/*",
+            ),
         ),
     ),
     "zh": (
-        ("课程", ("notebooks/zh/[0-9]*",)),
+        ("课程", ("notebooks/zh/[0-9]*", "notebooks/zh/*")),
         ("加餐", ("notebooks/zh/bonus/*",)),
         ("练习", ("exercises/zh/*",)),
         ("解答", ("solutions/zh/*",)),
@@ -113,6 +120,7 @@ SECTIONS = {
                 "teaching/zh/cheatsheet",
                 "teaching/zh/exercises",
                 "teaching/zh/[0-9]*",
+                "teaching/zh/*",
             ),
         ),
     ),
@@ -129,7 +137,7 @@ WORDS = {
         "run_note": "(JupyterLite: nothing to install)",
         "check": "Check your work locally, in a clone of the course:",
         "check_all": "make progress",
-        "check_all_note": "every exercise's checks, one row each",
+        "check_all_note": " (every exercise's checks, one row each); this one alone: ",
         "home": "Home",
         "solution": "Solution",
     },
@@ -141,7 +149,7 @@ WORDS = {
         "run_note": "（JupyterLite：什么都不用安装）",
         "check": "在本地检查你的答案（先克隆课程）：",
         "check_all": "make progress-zh",
-        "check_all_note": "运行每个练习的检查，每个练习一行",
+        "check_all_note": "（运行每个练习的检查，每个练习一行）；只查这一个：",
         "home": "首页",
         "solution": "解答",
     },

@@ -11,6 +11,7 @@ import importlib.util
 import posixpath
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,8 +19,7 @@ import pytest
 from committed import text as committed_text
 
 ROOT = Path(__file__).resolve().parent.parent
-# What the site is made of, copied with the committed text of each page; the rest of the
-# repository is linked as it is.
+# What the site is made of, copied with the committed text of each page.
 COURSE = ("README.md", "README.zh-CN.md", "TEACHING.md", "TEACHING.zh-CN.md")
 COURSE_FOLDERS = ("teaching", "notebooks", "exercises", "solutions")
 LEFT_OUT = {".git", ".venv", "build", "my_client", ".hypothesis", ".pytest_cache"}
@@ -40,22 +40,36 @@ check = load("site_check", ROOT / "site" / "check.py")
 conf = load("site_conf", ROOT / "site" / "conf.py")
 
 
+def course_files() -> list[str]:
+    """The course's files (paths from the repository's root): those git tracks in the course's
+    pages and folders, so that a learner's own notebook never becomes a page here; outside a
+    git checkout, every file there."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--", *COURSE, *COURSE_FOLDERS],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if listed.returncode == 0 and listed.stdout:
+        return sorted(name for name in listed.stdout.split("\0") if name)
+    found = [ROOT / name for name in COURSE if (ROOT / name).exists()]
+    for folder in COURSE_FOLDERS:
+        found += (path for path in (ROOT / folder).rglob("*") if path.is_file())
+    return sorted(path.relative_to(ROOT).as_posix() for path in found)
+
+
 def committed_course(into: Path) -> Path:
-    """A copy of the repository for Sphinx: the course's pages as committed, the rest linked."""
+    """A copy of the repository for Sphinx: the course's files, its pages as committed, and
+    the rest of the repository linked as it is."""
     into.mkdir()
     for entry in ROOT.iterdir():
-        if entry.name in LEFT_OUT:
-            continue
-        if entry.name in COURSE_FOLDERS:
-            shutil.copytree(entry, into / entry.name, ignore=shutil.ignore_patterns(".ipynb_*"))
-        elif entry.name in COURSE:
-            shutil.copy(entry, into / entry.name)
-        else:
+        if entry.name not in LEFT_OUT | set(COURSE) | set(COURSE_FOLDERS):
             (into / entry.name).symlink_to(entry)
-    for page in into.rglob("*"):
-        if page.suffix in (".ipynb", ".md") and not page.is_symlink() and page.is_file():
-            relative = page.relative_to(into)
-            page.write_text(committed_text(ROOT / relative), encoding="utf-8")
+    for name in course_files():
+        copy = into / name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if copy.suffix in (".ipynb", ".md"):
+            copy.write_text(committed_text(ROOT / name), encoding="utf-8")
+        else:
+            shutil.copy(ROOT / name, copy)
     return into
 
 
@@ -88,14 +102,7 @@ def hrefs(site: Path, page: str, css_class: str) -> list[str]:
 
 def pages_of(patterns: tuple[str, ...]) -> list[str]:
     """The pages (names without suffix) whose sources match `patterns` (conf.py's syntax)."""
-    sources = [*ROOT.glob("*.md")]
-    for folder in COURSE_FOLDERS:
-        sources += (ROOT / folder).rglob("*")
-    names = [
-        p.relative_to(ROOT).with_suffix("").as_posix()
-        for p in sources
-        if p.suffix in (".ipynb", ".md") and ".ipynb_checkpoints" not in p.parts
-    ]
+    names = [name.rsplit(".", 1)[0] for name in course_files() if name.endswith((".ipynb", ".md"))]
     return sorted(n for n in names if any(conf.matches(n, pattern) for pattern in patterns))
 
 

@@ -14,7 +14,13 @@ from urllib.parse import urlsplit
 
 import pytest
 from test_site import built_site
-from test_stepper_browser import CHROMIUM_ARGS, TIMEOUT_MS, cjk_font_missing, missing
+from test_stepper_browser import (
+    CHROMIUM_ARGS,
+    TIMEOUT_MS,
+    cjk_font_missing,
+    glyphs_drawn,
+    missing,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -118,27 +124,7 @@ def test_the_chinese_lesson_02_page_draws_its_heading_in_real_glyphs_not_boxes(s
     assert page.locator("html").get_attribute("lang") == "zh-CN"
     chinese = [c for c in dict.fromkeys(heading.inner_text()) if "\u4e00" <= c <= "\u9fff"][:4]
     assert len(chinese) == 4, heading.inner_text()
-    # As in test_stepper_browser.py: with no font for Chinese, every character is the same
-    # box; with one, each is its own glyph, a full em wide.
-    drawn = heading.evaluate(
-        """(h1, chars) => {
-            const canvas = document.createElement("canvas");
-            canvas.width = canvas.height = 64;
-            const context = canvas.getContext("2d");
-            context.font = "40px " + getComputedStyle(h1).fontFamily;
-            const image = (char) => {
-                context.clearRect(0, 0, 64, 64);
-                context.fillText(char, 4, 48);
-                return Array.from(context.getImageData(0, 0, 64, 64).data).join(",");
-            };
-            return {
-                glyphs: chars.map(image),
-                box: image("\\u{10FFFD}"),
-                widths: chars.map((char) => context.measureText(char).width / 40),
-            };
-        }""",
-        chinese,
-    )
+    drawn = glyphs_drawn(heading, chinese)  # as test_stepper_browser.py checks JupyterLab
     assert len(set(drawn["glyphs"])) == 4, "two Chinese characters were drawn the same"
     assert drawn["box"] not in drawn["glyphs"], "a Chinese character was drawn as a box"
     assert all(0.9 <= width <= 1.1 for width in drawn["widths"]), drawn["widths"]
