@@ -41,6 +41,7 @@ from typing import Any
 from ... import fast
 from ...accumulator import MessageAccumulator, accumulate
 from ...events import decode_event
+from ...language import _
 from ...sse import parse_sse
 from ..fixtures import chunked, read_fixture
 from . import given
@@ -295,12 +296,36 @@ def first_failure(checks: list[Check]) -> str | None:
         try:
             got = compute()
         except NotImplementedError as error:  # a stub: its message says what to write
-            return str(error)
+            return stub_words(str(error))
         except Exception as error:  # a learner's bug is reported, never raised
-            return f"fails {what!r}: {type(error).__name__}: {error}"
+            return _("fails {check!r}: {error}", check=what, error=named(error))
         if got != expected:
-            return f"fails {what!r}"
+            return _("fails {check!r}", check=what)
     return None
+
+
+def named(error: BaseException) -> str:
+    """An error as a learner reads it in a report: "KeyError: 'index'"."""
+    return f"{type(error).__name__}: {error}"
+
+
+# What every stub says: "write feed in my_client/lines.py (lesson 02)".
+STUB_MESSAGE = re.compile(r"write (?P<function>\w+) in (?P<path>\S+) \(lesson (?P<lesson>\d+)\)")
+
+
+def stub_words(message: str) -> str:
+    """A stub's NotImplementedError message, to be shown in the language in use (a `Text`,
+    English as a value); any other message as it is.
+
+    >>> from streaming_lib.language import use_language
+    >>> with use_language("zh"):
+    ...     print(stub_words("write feed in my_client/lines.py (lesson 02)"))
+    在 my_client/lines.py 里写出 feed（第 02 课）
+    """
+    match = STUB_MESSAGE.fullmatch(message)
+    if match is None:
+        return message
+    return _("write {function} in {path} (lesson {lesson})", **match.groupdict())
 
 
 def stage(name: str, where: Path | None = None) -> Stage:
@@ -314,11 +339,14 @@ def stage(name: str, where: Path | None = None) -> Stage:
         failed = f"{type(error).__name__}: {error}"
     path = f"my_client/{name}.py"
     if failed is None:
-        print(f"{name}: yours, {path} (its {len(spec.checks(run))} checks pass)")
+        count = len(spec.checks(run))
+        print(
+            _("{name}: yours, {path} (its {count} checks pass)", name=name, path=path, count=count)
+        )
         return Stage(name, True, run)
     if not failed.startswith("write "):
-        failed = f"{path} {failed}"
-    print(f"{name}: the library's, for now: {failed}")
+        failed = _("{path} {failure}", path=path, failure=failed)
+    print(_("{name}: the library's, for now: {failure}", name=name, failure=failed))
     return Stage(name, False, spec.library)
 
 
