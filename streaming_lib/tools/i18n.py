@@ -22,7 +22,16 @@ from collections.abc import Iterator, Mapping
 
 from ..language import LANGS, Text, catalogue, say, word
 
-__all__ = ["LANGS", "PROGRESS", "STEPPER", "TRACE", "Table", "verdict_words", "words"]
+__all__ = [
+    "LANGS",
+    "LESSON_CHECK",
+    "PROGRESS",
+    "STEPPER",
+    "TRACE",
+    "Table",
+    "verdict_words",
+    "words",
+]
 
 
 class Table(Mapping[str, Mapping[str, str]]):
@@ -215,4 +224,20 @@ TRACE = Table(
     word("index", "idx"),
     word("delta", "delta"),
     word("state", "state"),
+)
+
+
+# streaming_lib/tools/lesson_check.py: a check's line, and a prediction's.
+LESSON_CHECK = Table(
+    word("raised", "{what}: raised {error}"),
+    word("got", "{what}: got {got}, expected {expected}"),
+    word("first", "; first difference: {where} is {got}, expected {expected}"),
+    word("length", "; first difference: {count} items, expected {expected}"),
+    word("missing", "missing"),
+    word("unanswered", " (not answered yet?)"),
+    word("all", "All {count} checks pass."),
+    word("some", "{passed} of {count} checks pass."),
+    word("no guess", "(no guess yet: write it in the cell above, then run this one again)"),
+    word("right", "✔ you guessed {guess!r}: right"),
+    word("wrong", "✘ you guessed {guess!r}; it is {answer!r}"),
 )

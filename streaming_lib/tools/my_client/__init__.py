@@ -51,6 +51,7 @@ from .relaying import (
     pieces_through,
     stop_reaches_the_upstream,
 )
+from .reports import named, stub_words
 
 __all__ = ["STAGES", "Stage", "ensure", "first_failure", "folder", "load", "stage"]
 
@@ -302,30 +303,6 @@ def first_failure(checks: list[Check]) -> str | None:
         if got != expected:
             return _("fails {check!r}", check=what)
     return None
-
-
-def named(error: BaseException) -> str:
-    """An error as a learner reads it in a report: "KeyError: 'index'"."""
-    return f"{type(error).__name__}: {error}"
-
-
-# What every stub says: "write feed in my_client/lines.py (lesson 02)".
-STUB_MESSAGE = re.compile(r"write (?P<function>\w+) in (?P<path>\S+) \(lesson (?P<lesson>\d+)\)")
-
-
-def stub_words(message: str) -> str:
-    """A stub's NotImplementedError message, to be shown in the language in use (a `Text`,
-    English as a value); any other message as it is.
-
-    >>> from streaming_lib.language import use_language
-    >>> with use_language("zh"):
-    ...     print(stub_words("write feed in my_client/lines.py (lesson 02)"))
-    在 my_client/lines.py 里写出 feed（第 02 课）
-    """
-    match = STUB_MESSAGE.fullmatch(message)
-    if match is None:
-        return message
-    return _("write {function} in {path} (lesson {lesson})", **match.groupdict())
 
 
 def stage(name: str, where: Path | None = None) -> Stage:
