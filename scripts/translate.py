@@ -22,6 +22,11 @@ is `i18n/zh/notebooks/01_sse_wire_format.yml`:
           - en: '    print("All checks pass.")'
             zh: '    print("全部检查通过。")'
 
+The first code cell of every Chinese notebook gets one more line, `LANGUAGE_LINE`, after
+its imports: from there on the library speaks Chinese (its errors, the tool calls'
+verdicts, `stage`, `trace`, `progress`; `streaming_lib/locale/zh`), as the English
+notebook's library speaks English without it.
+
 `check` fails when an English cell changed after its translation (its hash is
 not the one recorded), when a markdown cell has no translation, when a
 translation names a cell that is gone, or when a code line to replace is not in
@@ -60,6 +65,8 @@ EDITIONS = {
     "notebooks/bonus": "notebooks/zh/bonus",
     "solutions": "solutions/zh",
 }
+# Added after the imports of each Chinese notebook's first code cell (`speak_chinese`).
+LANGUAGE_LINE = 'streaming_lib.set_language("zh")  # 库给人看的文字（报错、判定、进度）都用中文'
 # Links in markdown: [text](target) and src="target".
 LINK = re.compile(r"(\]\(|src=\")([^)\"#\s]+)")
 
@@ -146,6 +153,29 @@ def apply_lines(source: str, lines: list[dict[str, str]]) -> tuple[str, list[str
     return "\n".join(rows), missing
 
 
+def speak_chinese(source: str) -> str:
+    """A first code cell's source with `LANGUAGE_LINE` after its leading magics and imports
+    (and `import streaming_lib` among them, if it was not)."""
+    rows = source.split("\n")
+    start = 0
+    while start < len(rows) and rows[start].startswith("%"):
+        start += 1
+    end, at, open_parenthesis = start, start, False
+    while at < len(rows):
+        row = rows[at]
+        if open_parenthesis or row.startswith(("import ", "from ")):
+            open_parenthesis = (open_parenthesis or "(" in row) and ")" not in row
+            at = end = at + 1
+        elif not row.strip() or row.startswith("#"):
+            at += 1
+        else:
+            break
+    imports = [] if "import streaming_lib" in rows[start:end] else ["import streaming_lib"]
+    after = [""] if end < len(rows) and rows[end].strip() else []
+    rows[end:end] = [*imports, "", LANGUAGE_LINE, *after]
+    return "\n".join(rows)
+
+
 def read_notebook(path: Path) -> nbformat.NotebookNode:
     """A notebook as `build_one` and `check` read it: the file. (The tests read the committed
     one instead, so that a learner's answers in a lesson never count as a change.)"""
@@ -182,6 +212,9 @@ def build_one(english: Path) -> tuple[nbformat.NotebookNode, list[Problem]]:
     problems += [
         Problem(name, gone, "no such cell in English") for gone in sorted(set(cells) - ids)
     ]
+    first = next((cell for cell in notebook.cells if cell.cell_type == "code"), None)
+    if first is not None:
+        first.source = speak_chinese(first.source)
     notebook.metadata["language_info"] = notebook.metadata.get("language_info", {})
     return notebook, problems
 

@@ -11,7 +11,9 @@ The pipeline, at the top of the package, in the order the notebooks build it:
 `partial_json.py` previews tool input while it streams (display only);
 `tool_calls.py` says whether a finished tool call may run, and why;
 `aio.py` runs the same stages over an async byte stream (`aiter_events`, `aaccumulate`);
-`errors.py` holds the typed errors of every stage.
+`errors.py` holds the typed errors of every stage;
+`language.py` the language the library speaks to a person (`set_language("zh")`: errors,
+verdicts and the tools' words from the catalogues in `locale/`; English by default).
 
 Around it, imported only when asked for (`import streaming_lib` loads neither):
 
@@ -41,6 +43,7 @@ from .errors import (
 )
 from .events import decode_event
 from .fast import iter_events, iter_lines, iter_sse
+from .language import set_language
 from .lines import LineDecoder
 from .partial_json import PartialJSONError, PartialJSONParser, parse_partial_json
 from .sse import ServerSentEvent, SSEDecoder, parse_sse
@@ -73,5 +76,6 @@ __all__ = [
     "iter_sse",
     "parse_partial_json",
     "parse_sse",
+    "set_language",
     "tool_call_verdict",
 ]

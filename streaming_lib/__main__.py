@@ -3,7 +3,7 @@
 trace [FILE|NAME] [--chunk-size N] [--sdk] [--lang zh]
                                         one row per event of a stream: an .sse file or a
                                         fixture's name (tools/trace.py); --lang zh: column
-                                        headers in Chinese
+                                        headers and messages in Chinese
 serve [--fixture F] [--port P] [--pace SECONDS]
                                         replay a stream as a local Messages API (lab/server.py)
 record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY;
@@ -13,7 +13,7 @@ progress [NN ...] [--dir DIR] [--lang zh]
                                         (tools/progress.py); --lang zh: exercises/zh/, in Chinese
 chat [--port P] [--fixture F] [--pace SECONDS] [--host H]
                                         the chat page and its relay, on 127.0.0.1 (chat/)
-my-client [--dir DIR] [--reference] [--summary]
+my-client [--dir DIR] [--reference] [--summary] [--lang zh]
                                         your own client (my_client/) chained on every
                                         fixture at chunk sizes 1, 7 and whole, against the
                                         SDK (tools/my_client/chain.py); exit 1 below all
@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 
 from .lab.api import DEFAULT_MODEL
+from .language import current_language, languages, set_language
 from .tools.fixtures import MAIN_FIXTURE, stream_path
 
 
@@ -78,9 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     trace.add_argument(
         "--lang",
-        choices=["en", "zh"],
-        default="en",
-        help="the language of the column headers (default: en); event names stay as on the wire",
+        choices=languages(),
+        default=None,
+        help="the language of the column headers and messages (default: en, or "
+        "$STREAMING_LIB_LANG); event names stay as on the wire",
     )
 
     # serve and record: an option left out is not passed on, so its default is
@@ -136,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     progress.add_argument(
         "--lang",
-        choices=["en", "zh"],
+        choices=languages(),
         default=None,
         help="the edition: zh runs the Chinese exercises (exercises/zh/) and prints the table "
         "in Chinese (default: en, or zh when --dir is a folder named zh)",
@@ -190,6 +192,12 @@ def add_my_client(commands: argparse._SubParsersAction) -> None:
         help="run the course's reference answers through the same path instead",
     )
     my_client.add_argument(
+        "--lang",
+        choices=languages(),
+        default=None,
+        help="the language of the report (default: en, or $STREAMING_LIB_LANG)",
+    )
+    my_client.add_argument(
         "--summary",
         action="store_true",
         help="print only the line 'N of M fixtures match ...' (and what to write next); exit 0",
@@ -207,6 +215,8 @@ def run_my_client(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "lang", None):  # the library's own messages too: errors, verdicts
+        set_language(args.lang)
     if args.command == "trace":
         from .tools.trace import run
 
@@ -216,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
             path = stream_path(args.file)
         except ValueError as error:
             build_parser().error(str(error))
-        return run(path, chunk_size=args.chunk_size, with_sdk=args.sdk, lang=args.lang)
+        lang = current_language()
+        return run(path, chunk_size=args.chunk_size, with_sdk=args.sdk, lang=lang)
     if args.command == "serve":
         from .lab.server import seconds, serve
 

@@ -55,10 +55,11 @@ from .errors import (
     ToolInputJSONError,
 )
 from .events import BODY_HEAD_BYTES, body_error, kept_head
+from .fast import FastEventDecoder, FastPartialJSONParser, load_json
 
 # The speed paths of the stages (fast.py): the same events, values and parses as
 # `events.iter_events`, `events.load_json` and `partial_json.PartialJSONParser`.
-from .fast import FastEventDecoder, FastPartialJSONParser, load_json
+from .language import _
 from .partial_json import Change, PartialJSONError, PartialJSONParser
 from .partial_json_strings import SURROGATE
 from .sse import MAX_EVENT_BYTES
@@ -354,7 +355,10 @@ class MessageAccumulator:
         says it may not run)."""
         if not self.complete:
             raise IncompleteStreamError(
-                f"the stream ended after event {self.event_number} without message_stop",
+                _(
+                    "the stream ended after event {number} without message_stop",
+                    number=self.event_number,
+                ),
                 partial=self.snapshot(ended=True),
                 event_number=self.event_number,
             )
@@ -375,7 +379,7 @@ class MessageAccumulator:
         kind = event.get("type") if type(event) is dict else None
         if type(kind) is not str:
             raise self._error(
-                EventDataError, "the event is not an object with a 'type'", data=repr(event)
+                EventDataError, _("the event is not an object with a 'type'"), data=repr(event)
             )
         handler = HANDLERS.get(kind)
         if handler is None:
@@ -383,15 +387,15 @@ class MessageAccumulator:
         # ping and error may come at any point, even first.
         if (self.complete or self._message is None) and kind not in ("ping", "error"):
             if self.complete:
-                raise self._error(EventOrderError, f"{kind} after message_stop")
+                raise self._error(EventOrderError, _("{kind} after message_stop", kind=kind))
             if kind != "message_start":
-                raise self._error(EventOrderError, f"{kind} before message_start")
+                raise self._error(EventOrderError, _("{kind} before message_start", kind=kind))
         try:
             handler(self, event)
         except (KeyError, TypeError, AttributeError) as missing:
             raise self._error(
                 EventDataError,
-                f"malformed {kind}: {missing!r}",
+                _("malformed {kind}: {missing!r}", kind=kind, missing=missing),
                 data=_as_text(event),
                 index=event.get("index"),
             ) from None
@@ -404,20 +408,19 @@ class MessageAccumulator:
         if not isinstance(error, dict):  # not the documented shape: keep whatever came
             error = {"message": "" if error is None else str(error)}
         error_type, text = error.get("type"), str(error.get("message") or "")
-        summary = (
-            ": ".join(str(part) for part in (error_type, text) if part)
-            or "an error event with no details"
+        summary = ": ".join(str(part) for part in (error_type, text) if part) or _(
+            "an error event with no details"
         )
         raise self._error(APIStreamError, summary, error_type=error_type, error_message=text)
 
     def _on_message_start(self, event: dict[str, Any]) -> None:
         if self._message is not None:
-            raise self._error(EventOrderError, "a second message_start")
+            raise self._error(EventOrderError, _("a second message_start"))
         message = event["message"]
         if not isinstance(message, dict) or not isinstance(message.get("content") or [], list):
             raise self._error(
                 EventDataError,
-                "message_start needs a 'message' object whose 'content' is a list",
+                _("message_start needs a 'message' object whose 'content' is a list"),
                 data=_as_text(event),
             )
         self._message = copy.deepcopy(message)
@@ -430,14 +433,22 @@ class MessageAccumulator:
         if not _is_index(index) or index != len(content):
             raise self._error(
                 EventOrderError,
-                f"content_block_start for index {index!r}, expected {len(content)}",
+                _(
+                    "content_block_start for index {index!r}, expected {expected}",
+                    index=index,
+                    expected=len(content),
+                ),
                 index=index,
             )
         field = TEXT_FIELDS.get(block.get("type"))
         if field and not isinstance(block.get(field, ""), (str, type(None))):
             raise self._error(
                 EventDataError,
-                f"a block of type {block['type']} whose {field!r} is not a string",
+                _(
+                    "a block of type {type} whose {field!r} is not a string",
+                    type=block["type"],
+                    field=field,
+                ),
                 data=_as_text(event),
                 index=index,
             )
@@ -478,7 +489,11 @@ class MessageAccumulator:
             if block_type in TOOL_BLOCK_TYPES:  # one that came whole in message_start
                 raise self._error(
                     EventOrderError,
-                    f"{kind} for block {index}, which came whole in message_start",
+                    _(
+                        "{kind} for block {index}, which came whole in message_start",
+                        kind=kind,
+                        index=index,
+                    ),
                     index=index,
                 )
             raise self._wrong_block(kind, block_type, index)
@@ -534,17 +549,21 @@ class MessageAccumulator:
             value = load_json(raw, lone_surrogates="replace", allow_nan=False)
         except ValueError as error:  # also: over 4300 digits, nested too deep
             why = (
-                f"is not valid JSON: {error.msg} (character {error.pos})"
+                _(
+                    "is not valid JSON: {why} (character {position})",
+                    why=error.msg,
+                    position=error.pos,
+                )
                 if isinstance(error, json.JSONDecodeError)
-                else f"cannot be used: {error}"
+                else _("cannot be used: {why}", why=str(error))
             )
         else:
             if isinstance(value, dict):  # the API's `input` is always an object
                 return value
-            why = f"is a JSON {type(value).__name__}, not an object"
+            why = _("is a JSON {type}, not an object", type=type(value).__name__)
         raise self._error(
             ToolInputJSONError,
-            f"tool input of block {index} {why}",
+            _("tool input of block {index} {problem}", index=index, problem=why),
             raw=raw,
             problem=why,
             index=index,
@@ -604,33 +623,39 @@ class MessageAccumulator:
         content = self._message["content"]  # type: ignore[index]
         if not _is_index(index) or not 0 <= index < len(content):
             raise self._error(
-                EventOrderError, f"{kind} for block {index!r}, which never started", index=index
+                EventOrderError,
+                _("{kind} for block {index!r}, which never started", kind=kind, index=index),
+                index=index,
             )
         if index in self.stopped:
             raise self._error(
-                EventOrderError, f"{kind} for block {index}, which already stopped", index=index
+                EventOrderError,
+                _("{kind} for block {index}, which already stopped", kind=kind, index=index),
+                index=index,
             )
         return content[index]
 
     def _wrong_block(self, kind: str, block_type: Any, index: int) -> StreamError:
         return self._error(
-            EventOrderError, f"{kind} for block {index}, a {block_type} block", index=index
+            EventOrderError,
+            _("{kind} for block {index}, a {type} block", kind=kind, index=index, type=block_type),
+            index=index,
         )
 
     def _not_text(self, delta: dict[str, Any], field: str, index: int) -> StreamError:
         return self._error(
             EventDataError,
-            f"{delta['type']} with a {field!r} that is not a string",
+            _("{kind} with a {field!r} that is not a string", kind=delta["type"], field=field),
             data=_as_text(delta),
             index=index,
         )
 
     def _error(self, cls: type[StreamError], text: str, **details: Any) -> StreamError:
-        where = f"event {self.event_number}: "
+        said = _("event {number}: {what}", number=self.event_number, what=text)
         if not _is_index(details.get("index")):  # `.index` is a block index or None; the text
             details.pop("index", None)  # shows any other value that came
         partial = self.snapshot(ended=True) if self._message is not None else None
-        return cls(where + text, partial=partial, event_number=self.event_number, **details)
+        return cls(said, partial=partial, event_number=self.event_number, **details)
 
 
 # Event type -> the method that applies it. A dict rather than `getattr(self,

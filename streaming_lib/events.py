@@ -42,6 +42,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .errors import APIStreamError, EventDataError, NotAnEventStreamError, StreamError
+from .language import Text, _
 from .lines import iter_lines
 from .partial_json_strings import SURROGATE
 from .sse import MAX_EVENT_BYTES, ServerSentEvent, iter_sse, parse_field  # noqa: F401 (ServerSentEvent: for the examples)
@@ -113,7 +114,9 @@ def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
         except json.JSONDecodeError:
             return None  # not JSON: names no event
         except ValueError as error:  # JSON, but its `type` cannot be read
-            raise _data_error(number, name, data, f"data cannot be used: {error}") from None
+            raise _data_error(
+                number, name, data, _("data cannot be used: {why}", why=str(error))
+            ) from None
         name = event.get("type") if type(event) is dict else None
         if type(name) is not str or name not in API_EVENT_NAMES:
             return None
@@ -138,22 +141,32 @@ def decode_event(sse: Any, number: int) -> dict[str, Any] | None:
         event = load_json(data)
     except ValueError as error:
         if isinstance(error, json.JSONDecodeError):
-            why = f"data is not JSON: {error.msg} (character {error.pos})"
+            why = _(
+                "data is not JSON: {why} (character {position})", why=error.msg, position=error.pos
+            )
         else:  # too deep, or an integer of over 4300 digits
-            why = f"data cannot be used: {error}"
+            why = _("data cannot be used: {why}", why=str(error))
         raise _data_error(number, name, data, why) from None
     if event is None:  # `null` must not read as "nothing to feed"
-        raise _data_error(number, name, data, "the event is not an object with a 'type'")
+        raise _data_error(number, name, data, _("the event is not an object with a 'type'"))
     kind = event.get("type") if type(event) is dict else None
     if kind != name and type(kind) is str and kind in API_EVENT_NAMES:
         raise _data_error(
-            number, name, data, f"named {name!r} by its event line but {kind!r} by its data's type"
+            number,
+            name,
+            data,
+            _(
+                "named {name!r} by its event line but {kind!r} by its data's type",
+                name=name,
+                kind=kind,
+            ),
         )
     return event
 
 
 def _data_error(number: int, name: str, data: str, why: str) -> EventDataError:
-    return EventDataError(f"event {number} ({name}): {why}", data=data, event_number=number)
+    said = _("event {number} ({name}): {why}", number=number, name=name, why=why)
+    return EventDataError(said, data=data, event_number=number)
 
 
 def iter_events(
@@ -217,9 +230,9 @@ def body_error(first_bytes: bytes, *, content_type: str | None = None) -> Stream
     error = _error_object(text)
     if error is not None:
         error_type, said = error.get("type"), str(error.get("message") or "")
-        summary = ": ".join(str(part) for part in (error_type, said) if part) or "no details"
+        summary = ": ".join(str(part) for part in (error_type, said) if part) or _("no details")
         return APIStreamError(
-            f"the body is a JSON error object, not an event stream: {summary}",
+            _("the body is a JSON error object, not an event stream: {summary}", summary=summary),
             error_type=error_type if isinstance(error_type, str) else None,
             error_message=said,
         )
@@ -228,11 +241,19 @@ def body_error(first_bytes: bytes, *, content_type: str | None = None) -> Stream
         if not lines or any(parse_field(line)[0] in SSE_FIELD_NAMES for line in lines):
             return None
     start = text[:60] + ("…" if len(text) > 60 else "")
-    what = "it is empty" if not first_bytes else f"it begins {start!r}"
-    kind = "not an event stream" if content_type is None else f"{content_type}, not an event stream"
-    return NotAnEventStreamError(
-        f"the body is {kind}; {what}", first_bytes=first_bytes, content_type=content_type
-    )
+    if content_type is None:
+        said = _("the body is not an event stream; {what}", what=_begins(first_bytes, start))
+    else:
+        said = _(
+            "the body is {content_type}, not an event stream; {what}",
+            content_type=content_type,
+            what=_begins(first_bytes, start),
+        )
+    return NotAnEventStreamError(said, first_bytes=first_bytes, content_type=content_type)
+
+
+def _begins(first_bytes: bytes, start: str) -> Text:
+    return _("it is empty") if not first_bytes else _("it begins {start!r}", start=start)
 
 
 def _error_object(text: str) -> dict[str, Any] | None:

@@ -39,6 +39,7 @@ import sys
 from collections.abc import Iterable, Iterator
 
 from .errors import SizeLimitError, SSEDecodeError
+from .language import _
 
 BOM = b"\xef\xbb\xbf"  # U+FEFF encoded as UTF-8
 # Line-ending bytes as ints: `LF in chunk` with an int is a plain byte search,
@@ -230,7 +231,11 @@ class LineDecoder:
 
     def _too_long(self, offset: int) -> SizeLimitError:
         return SizeLimitError(
-            f"the line at byte offset {offset} is longer than the size limit, {self._max} bytes",
+            _(
+                "the line at byte offset {offset} is longer than the size limit, {limit} bytes",
+                offset=offset,
+                limit=self._max,
+            ),
             offset=offset,
             limit=self._max,
         )
@@ -263,7 +268,11 @@ class LineDecoder:
             if self.strict:
                 bad = offset + error.start
                 raise SSEDecodeError(
-                    f"invalid UTF-8 at byte offset {bad}: {bytes(raw[error.start : error.end])!r}",
+                    _(
+                        "invalid UTF-8 at byte offset {offset}: {bytes!r}",
+                        offset=bad,
+                        bytes=bytes(raw[error.start : error.end]),
+                    ),
                     offset=bad,
                 ) from None
             # Python's replacement follows the same "maximal subpart" rule as

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import SizeLimitError
+from .language import _
 from .lines import iter_lines, size_limit
 
 # A `retry` of more digits than this, leading zeros aside (milliseconds: about
@@ -176,7 +177,7 @@ def utf8_length(text: str) -> int:
 
 def too_large(limit: int) -> SizeLimitError:
     return SizeLimitError(
-        f"an event's data is larger than the size limit, {limit} bytes", limit=limit
+        _("an event's data is larger than the size limit, {limit} bytes", limit=limit), limit=limit
     )
 
 

@@ -36,6 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .language import _
+
 # The one stop reason under which the model asks the client to run its tool calls.
 RUN_TOOLS = "tool_use"
 
@@ -47,27 +49,29 @@ CUT_OFF_STOP_REASONS = frozenset({"max_tokens", "model_context_window_exceeded",
 
 # Why each known stop reason other than `tool_use` forbids running a call.
 NOT_RUNNABLE_BECAUSE = {
-    None: "the message ended with no stop_reason",
-    "end_turn": "the model finished its turn without asking for a tool to run",
-    "max_tokens": "the output was cut off at max_tokens, so the call may be incomplete",
-    "model_context_window_exceeded": "the context window filled up and the output was cut off, "
-    "so the call may be incomplete",
-    "stop_sequence": "a stop sequence ended the output; only tool_use asks for a tool to run",
-    "pause_turn": "the API paused its own server-tool loop; send the turn back to let it go on",
-    "refusal": "the model refused; run nothing, and withdraw the text already shown",
+    None: _("the message ended with no stop_reason"),
+    "end_turn": _("the model finished its turn without asking for a tool to run"),
+    "max_tokens": _("the output was cut off at max_tokens, so the call may be incomplete"),
+    "model_context_window_exceeded": _(
+        "the context window filled up and the output was cut off, so the call may be incomplete"
+    ),
+    "stop_sequence": _("a stop sequence ended the output; only tool_use asks for a tool to run"),
+    "pause_turn": _("the API paused its own server-tool loop; send the turn back to let it go on"),
+    "refusal": _("the model refused; run nothing, and withdraw the text already shown"),
 }
 
 # Call blocks that the API runs itself, on its own servers or an MCP server.
 SERVER_RUN_BLOCKS = {
-    "server_tool_use": "a call the API runs itself",
-    "mcp_tool_use": "a call the API makes to the MCP server itself",
+    "server_tool_use": _("a call the API runs itself"),
+    "mcp_tool_use": _("a call the API makes to the MCP server itself"),
 }
 
 
 @dataclass(frozen=True)
 class ToolCallVerdict:
     """Whether a tool call may run (`runnable`, bool) and why (`reason`, one
-    sentence a UI can show as it is)."""
+    sentence a UI can show as it is: a `language.Text`, English as a value, shown in the
+    language in use)."""
 
     runnable: bool
     reason: str
@@ -94,39 +98,71 @@ def tool_call_verdict(
     """
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list) or type(index) is not int or not 0 <= index < len(content):
-        return _no(f"there is no block {index!r}")
+        return _no(_("there is no block {index!r}", index=index))
     block = content[index]
     kind = block.get("type") if isinstance(block, dict) else None
     if kind != "tool_use":
         if kind in SERVER_RUN_BLOCKS:
-            return _no(f"block {index} is {SERVER_RUN_BLOCKS[kind]} ({kind})")
+            return _no(
+                _(
+                    "block {index} is {what} ({kind})",
+                    index=index,
+                    what=SERVER_RUN_BLOCKS[kind],
+                    kind=kind,
+                )
+            )
         if isinstance(kind, str) and kind.endswith("_tool_result"):
-            return _no(f"block {index} is a tool's result, not a call ({kind})")
-        return _no(f"block {index} is not a tool call ({kind})")
+            return _no(
+                _("block {index} is a tool's result, not a call ({kind})", index=index, kind=kind)
+            )
+        return _no(_("block {index} is not a tool call ({kind})", index=index, kind=kind))
     reason = message.get("stop_reason")  # type: ignore[union-attr]
     if complete and reason != RUN_TOOLS:
         return _no(_stop_reason_sentence(reason))
     if not stopped:
         if complete:
-            return _no(f"block {index} never got its content_block_stop: its input may be cut")
-        return _no(f"block {index} has no content_block_stop yet: its input may still grow")
+            return _no(
+                _(
+                    "block {index} never got its content_block_stop: its input may be cut",
+                    index=index,
+                )
+            )
+        return _no(
+            _("block {index} has no content_block_stop yet: its input may still grow", index=index)
+        )
     if input_error is not None:
-        return _no(f"block {index}'s input {input_error}")
+        return _no(_("block {index}'s input {problem}", index=index, problem=input_error))
     if not isinstance(block.get("input"), dict):  # e.g. a whole block in its start, not an object
-        return _no(f"block {index}'s input is not a JSON object")
+        return _no(_("block {index}'s input is not a JSON object", index=index))
     if schema is not None:
         try:
             mismatch = schema_mismatch(block.get("input"), schema)
         except ValueError as bad:
-            return _no(f"the tool's input schema cannot check block {index}'s input: {bad}")
+            return _no(
+                _(
+                    "the tool's input schema cannot check block {index}'s input: {why}",
+                    index=index,
+                    why=str(bad),
+                )
+            )
         if mismatch is not None:
-            return _no(f"block {index}'s input does not match the tool's input schema: {mismatch}")
+            return _no(
+                _(
+                    "block {index}'s input does not match the tool's input schema: {mismatch}",
+                    index=index,
+                    mismatch=mismatch,
+                )
+            )
     if not complete:
         return _no(
-            "the message has no message_stop yet: the stop_reason that allows a run comes last"
+            _("the message has no message_stop yet: the stop_reason that allows a run comes last")
         )
     return ToolCallVerdict(
-        True, f"block {index} is a complete tool_use call, and the message stopped for tool_use"
+        True,
+        _(
+            "block {index} is a complete tool_use call, and the message stopped for tool_use",
+            index=index,
+        ),
     )
 
 
@@ -160,10 +196,15 @@ def schema_mismatch(value: Any, schema: dict[str, Any]) -> str | None:
 def _stop_reason_sentence(reason: Any) -> str:
     if (reason is None or isinstance(reason, str)) and reason in NOT_RUNNABLE_BECAUSE:
         because = NOT_RUNNABLE_BECAUSE[reason]
-        return because if reason is None else f"stop_reason is {reason}: {because}"
-    return (
-        f"stop_reason is {reason!r}, which this client does not know; only tool_use asks for a "
-        "tool to run"
+        return (
+            because
+            if reason is None
+            else _("stop_reason is {reason}: {because}", reason=reason, because=because)
+        )
+    return _(
+        "stop_reason is {reason!r}, which this client does not know; "
+        "only tool_use asks for a tool to run",
+        reason=reason,
     )
 
 

@@ -29,6 +29,7 @@ TOP_MODULES = {
     "__init__",
     "__main__",
     "aio",
+    "language",  # the language the words of errors and verdicts are shown in (locale/)
     "fast",
     "partial_json_strings",
 }

@@ -20,6 +20,7 @@ from streaming_lib import (
     SSEDecoder,
     StreamError,
     accumulate,
+    tool_call_verdict,
 )
 from streaming_lib.events import decode_event, load_json
 from streaming_lib.partial_json import parse_partial_json
@@ -827,7 +828,7 @@ def test_in_chinese_the_widget_labels_its_panels_controls_and_status_line_in_chi
     panels = stepper.panels.value
     for name in stepper_html.PANEL_NAMES:
         assert f"{say[f'panel_{name}']}<small>{html.escape(say[f'sub_{name}'])}</small>" in panels
-    assert "收到的字节" in panels and "已派发的事件" in panels and "这一步送达的数据块" in panels
+    assert "收到的字节" in panels and "已派发的事件" in panels and "这一步送达的分片" in panels
     assert "bytes received" not in panels and "events dispatched" not in panels
     assert (stepper.play.description, stepper.speed.description) == ("播放", "速度")
     assert stepper.slider.description == "步"
@@ -841,7 +842,7 @@ def test_in_chinese_the_widget_labels_its_panels_controls_and_status_line_in_chi
     stepper.slider.value = 1
     assert (
         "第 1 / " in stepper.panels.value
-        and "第 1 个数据块：字节 0–7（7 B）" in stepper.panels.value
+        and "第 1 个分片：字节 0–7（7 B）" in stepper.panels.value
     )
     stepper.slider.value = stepper.slider.max
     assert "✔ message_stop：消息已完整" in stepper.panels.value
@@ -910,7 +911,7 @@ def test_in_chinese_a_panel_shows_no_english_word_but_the_streams_own_and_the_wi
 def test_in_chinese_the_callouts_notes_and_row_labels_are_in_chinese():
     frames_ = stepper_frames.Frames(RAW, 1)
     cut = next(frame for frame in frames_ if frame.partial_char)
-    assert "数据块在一个 UTF-8 字符中间结束" in stepper_html.lines_html(cut, "zh")
+    assert "分片在一个 UTF-8 字符中间结束" in stepper_html.lines_html(cut, "zh")
     blank = next(frame for frame in frames_ if "" in frame.lines)
     assert "（空行）← 派发事件" in stepper_html.lines_html(blank, "zh")
     assert "(blank line) ← dispatch the event" in stepper_html.lines_html(blank)
@@ -937,12 +938,15 @@ def test_what_an_empty_slot_shows_is_in_the_panels_language():
 
 
 def test_a_tool_calls_verdict_is_shown_in_chinese_when_its_sentence_is_known():
+    block = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+    message = {"content": [block], "stop_reason": "end_turn"}
+    verdict = tool_call_verdict(message, 0, complete=True, stopped=True)
+    assert verdict.reason == (
+        "stop_reason is end_turn: the model finished its turn without asking for a tool to run"
+    )
     assert (
-        i18n.verdict_words(
-            "stop_reason is end_turn: the model finished its turn without asking for a tool to run",
-            "zh",
-        )
-        == "stop_reason 是 end_turn：模型结束了这一轮，没有要求运行工具"
+        i18n.verdict_words(verdict.reason, "zh")
+        == "stop_reason 是 end_turn：模型说完了这一轮，没有要求执行工具"
     )
     unknown = "block 1's input does not match the tool's input schema: 'x' is required"
     assert i18n.verdict_words(unknown, "zh") == unknown
@@ -957,7 +961,7 @@ def test_the_chinese_static_page_carries_its_words_for_its_script_and_says_it_is
     assert set(data["words"]) == set(stepper_html.SCRIPT_WORDS)
     assert [plan["label"] for plan in data["plans"]] == ["7 字节", "逐个事件"]
     assert "这个页面需要 JavaScript" in page
-    assert '<label>数据块 <select class="ss-plan"' in page and "<label>速度 " in page
+    assert '<label>分片 <select class="ss-plan"' in page and "<label>速度 " in page
     assert ">正常</option>" in page and ">▶ 播放</button>" in page
     english = embedded_data(StreamStepper().to_html())
     assert english["words"]["play"] == "▶ play"
@@ -967,7 +971,7 @@ def test_the_chinese_static_page_carries_its_words_for_its_script_and_says_it_is
 
 def test_a_thinned_chinese_page_says_so_in_chinese():
     assert stepper_html.thinned_note(2500, 10_000, "zh") == (
-        "本页只存了流的 10,000 步中均匀分布的 2,500 步；notebook 里的步进器小部件"
+        "本页只存了流的 10,000 步中均匀分布的 2,500 步；笔记本里的步进器小部件"
         "（StreamStepper）能显示每一步。"
     )
     assert stepper_html.thinned_note(5, 5, "zh") == ""

@@ -326,7 +326,7 @@ def test_trace_of_a_folder_says_it_is_a_folder_not_that_nothing_is_there(tmp_pat
     assert f"{tmp_path} is a folder, not an .sse file" in error and "no such" not in error
 
 
-def test_the_column_headers_are_in_chinese_when_asked_and_the_rows_stay_as_on_the_wire():
+def test_the_headers_and_verdicts_are_in_chinese_when_asked_and_the_rows_stay_as_on_the_wire():
     _, english = trace_lines()
     chinese = []
     assert run(MAIN_FIXTURE, chunk_size=None, with_sdk=False, out=chinese.append, lang="zh") == 0
@@ -335,7 +335,14 @@ def test_the_column_headers_are_in_chinese_when_asked_and_the_rows_stay_as_on_th
     # The columns stay where they were in a terminal (a Chinese character is two columns).
     for zh, en in (("序号", "idx"), ("增量", "delta"), ("状态", "state")):
         assert width(header[: header.index(zh)]) == english[0].index(en)
-    assert chinese[1:] == english[1:]  # the rows: event names, deltas, stop_reason, verdicts
+    assert chinese[1:-1] == english[1:-1]  # the rows: event names, deltas, stop_reason
+    assert english[-1] == (
+        "✔ [1] write_file may run: "
+        "block 1 is a complete tool_use call, and the message stopped for tool_use"
+    )
+    assert chinese[-1] == (  # the verdict, a sentence for a person, from the catalogue
+        "✔ [1] write_file 可以执行：第 1 块是完整的 tool_use 调用，而且消息因 tool_use 而停止"
+    )
     with pytest.raises(ValueError, match="unknown language"):
         run(MAIN_FIXTURE, chunk_size=None, with_sdk=False, out=chinese.append, lang="fr")
 

@@ -86,7 +86,9 @@ def test_a_changed_english_cell_is_named_until_its_translation_is_redone(tmp_pat
     translation.write_text(yaml.safe_dump({"cells": cells}, allow_unicode=True), encoding="utf-8")
     built, problems = translate.build_one(english)
     assert [(p.cell, p.what) for p in problems] == [("more", "no translation")]
-    assert built.cells[1].source == 'print("全部检查通过。")'
+    assert built.cells[1].source == (
+        f'import streaming_lib\n\n{translate.LANGUAGE_LINE}\n\nprint("全部检查通过。")'
+    )  # the first code cell: the library speaks Chinese from there on
     assert "(02_next.ipynb)" in built.cells[0].source  # a sibling lesson: the Chinese one
 
     notebook.cells[0].source += " Changed."
@@ -95,6 +97,21 @@ def test_a_changed_english_cell_is_named_until_its_translation_is_redone(tmp_pat
     assert ("title", "the English cell changed since its translation") in [
         (p.cell, p.what) for p in problems
     ]
+
+
+def test_the_first_code_cell_sets_the_librarys_language_after_its_magics_and_imports():
+    imports = "%xmode Minimal\nimport json\nfrom streaming_lib import (\n    accumulate,\n)\n"
+    assert translate.speak_chinese(imports + "\nraw = 1") == (
+        imports + f"import streaming_lib\n\n{translate.LANGUAGE_LINE}\n\nraw = 1"
+    )
+    imported = "import streaming_lib\n\nraw = 1"
+    assert translate.speak_chinese(imported) == (
+        f"import streaming_lib\n\n{translate.LANGUAGE_LINE}\n\nraw = 1"
+    )
+    for english in ENGLISH:
+        chinese = read_committed(translate.edition_path(english))
+        first = next(cell for cell in chinese.cells if cell.cell_type == "code")
+        assert translate.LANGUAGE_LINE in first.source.split("\n"), english.name
 
 
 def test_links_out_of_the_edition_point_at_the_same_file_one_folder_up():

@@ -70,6 +70,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Send
 
+from ..language import _
 from ..partial_json_strings import SURROGATE
 from .upstream import (
     SSE,
@@ -122,13 +123,17 @@ def cross_origin(request: Request) -> str | None:
     """
     origin = request.headers.get("origin")
     if origin is None:
-        return "no Origin header: only the chat page may use the relay"
+        return _("no Origin header: only the chat page may use the relay")
     own = f"{request.url.scheme}://{request.headers.get('host', '')}"
     if origin != own:
-        return f"cross-origin request from {origin}: only the chat page ({own}) may use the relay"
+        return _(
+            "cross-origin request from {origin}: only the chat page ({own}) may use the relay",
+            origin=origin,
+            own=own,
+        )
     site = request.headers.get("sec-fetch-site")
     if site is not None and site != "same-origin":
-        return f"Sec-Fetch-Site is {site}: only the chat page may use the relay"
+        return _("Sec-Fetch-Site is {site}: only the chat page may use the relay", site=site)
     return None
 
 
@@ -136,28 +141,30 @@ async def read_prompt(request: Request) -> str | Response:
     """The prompt of a `{"prompt": str}` JSON body, or the error response refusing it."""
     # Media types are case-insensitive (RFC 9110, 8.3.1).
     if media_type(request.headers.get("content-type")) != "application/json":
-        return problem(415, "the body must be JSON (content-type: application/json)")
+        return problem(415, _("the body must be JSON (content-type: application/json)"))
     body = b""
     try:
         async for chunk in request.stream():  # read with a cap: a huge body is never held whole
             body += chunk
             if len(body) > MAX_BODY_BYTES:
-                return problem(413, f"the body is over {MAX_BODY_BYTES} bytes")
+                return problem(413, _("the body is over {limit} bytes", limit=MAX_BODY_BYTES))
     except ClientDisconnect:  # gone (or cut off as too slow) before its body ended
-        return problem(400, "the page hung up before its request ended")  # read by no one
+        return problem(400, _("the page hung up before its request ended"))  # read by no one
     try:
         fields = json.loads(body)
     except (ValueError, RecursionError) as error:  # RecursionError: nested past Python's stack
-        return problem(400, f"the body is not JSON: {type(error).__name__}")
+        return problem(400, _("the body is not JSON: {error}", error=type(error).__name__))
     if not (
         isinstance(fields, dict) and set(fields) == {"prompt"} and isinstance(fields["prompt"], str)
     ):
-        return problem(422, 'the body must be {"prompt": "..."} and nothing else')
+        return problem(422, _('the body must be {{"prompt": "..."}} and nothing else'))
     prompt = fields["prompt"]
     if not prompt.strip() or len(prompt) > MAX_PROMPT_CHARS:
-        return problem(422, f"the prompt must hold from 1 to {MAX_PROMPT_CHARS} characters")
+        return problem(
+            422, _("the prompt must hold from 1 to {limit} characters", limit=MAX_PROMPT_CHARS)
+        )
     if not prompt.isascii() and SURROGATE.search(prompt):  # half a character: not text at all
-        return problem(422, "the prompt holds half a character (a lone UTF-16 surrogate)")
+        return problem(422, _("the prompt holds half a character (a lone UTF-16 surrogate)"))
     return prompt
 
 

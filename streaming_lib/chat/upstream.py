@@ -30,6 +30,8 @@ import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from ..language import say
+
 MAX_ERROR_BYTES = 64 * 1024  # of an upstream's error body: enough for any API error message
 SSE = "text/event-stream"
 T = TypeVar("T")
@@ -39,8 +41,9 @@ def problem(status: int, message: str, error_type: str | None = None) -> JSONRes
     """An error for the page, shaped like the API's (`{"type": "error", "error": {...}}`);
     `error_type` defaults to `forbidden` for a 403, else `invalid_request_error`."""
     kind = error_type or ("forbidden" if status == 403 else "invalid_request_error")
+    said = say(message)  # our own sentences in the language in use; the API's as they came
     return JSONResponse(
-        {"type": "error", "error": {"type": kind, "message": message}}, status_code=status
+        {"type": "error", "error": {"type": kind, "message": said}}, status_code=status
     )
 
 

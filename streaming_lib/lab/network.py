@@ -50,6 +50,7 @@ from ..accumulator import MessageAccumulator
 from ..errors import IncompleteStreamError, StreamError, StreamTimeoutError
 from ..events import BODY_HEAD_BYTES, body_error, decode_event
 from ..fast import iter_sse
+from ..language import _
 from .api import API_VERSION, DEFAULT_MODEL, SSE_CONTENT_TYPE
 
 # A request body the replay server accepts (it ignores everything but "stream").
@@ -223,16 +224,24 @@ def transport_error(error: httpx.TransportError, offset: int | None) -> Incomple
     >>> transport_error(httpx.ReadTimeout("timed out"), 120)
     StreamTimeoutError('read timeout: nothing arrived for a while after 120 bytes of the body')
     """
-    where = "before the response headers" if offset is None else f"after {offset} bytes of the body"
+    where = (
+        _("before the response headers")
+        if offset is None
+        else _("after {offset} bytes of the body", offset=offset)
+    )
     if isinstance(error, httpx.TimeoutException):
         phase = "write" if isinstance(error, httpx.WriteTimeout) else "read"
         seconds = _timeout_of(error, phase)
-        span = "a while" if seconds is None else f"{seconds:g} s"
-        happened = "nothing arrived" if phase == "read" else "nothing could be sent"
-        return StreamTimeoutError(
-            f"{phase} timeout: {happened} for {span} {where}", timeout=seconds, offset=offset
-        )
-    return IncompleteStreamError(f"the connection was cut {where}: {error}", offset=offset)
+        span = _("a while") if seconds is None else _("{seconds:g} s", seconds=seconds)
+        if phase == "read":
+            said = _("read timeout: nothing arrived for {span} {where}", span=span, where=where)
+        else:
+            said = _(
+                "write timeout: nothing could be sent for {span} {where}", span=span, where=where
+            )
+        return StreamTimeoutError(said, timeout=seconds, offset=offset)
+    said = _("the connection was cut {where}: {error}", where=where, error=str(error))
+    return IncompleteStreamError(said, offset=offset)
 
 
 def _timeout_of(error: httpx.TimeoutException, phase: str) -> float | None:

@@ -31,47 +31,21 @@ A check labelled in Chinese (the Chinese edition translates the labels) reports 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from ..language import say
+from .i18n import LESSON_CHECK
 
 __all__ = ["check", "check_all", "compare_guess", "passes"]
 
 _SHOWN = 120  # characters of a value shown in a message: enough to see what differs
 _CJK = re.compile(r"[\u4e00-\u9fff]")  # a label with Chinese in it gets Chinese messages
 
-# The words of a check's line, per language: English, and the Chinese edition's.
-_WORDS = {
-    "en": {
-        "raised": "{what}: raised {error}",
-        "got": "{what}: got {got}, expected {expected}",
-        "first": "; first difference: {where} is {got}, expected {expected}",
-        "length": "; first difference: {count} items, expected {expected}",
-        "missing": "missing",
-        "unanswered": " (not answered yet?)",
-        "all": "All {count} checks pass.",
-        "some": "{passed} of {count} checks pass.",
-        "no guess": "(no guess yet: write it in the cell above, then run this one again)",
-        "right": "✔ you guessed {guess!r}: right",
-        "wrong": "✘ you guessed {guess!r}; it is {answer!r}",
-    },
-    "zh": {
-        "raised": "{what}：抛出了 {error}",
-        "got": "{what}：得到 {got}，应为 {expected}",
-        "first": "；第一处不同：{where} 是 {got}，应为 {expected}",
-        "length": "；第一处不同：有 {count} 项，应为 {expected} 项",
-        "missing": "缺少",
-        "unanswered": "（还没有作答？）",
-        "all": "全部 {count} 项检查通过。",
-        "some": "{count} 项检查中通过了 {passed} 项。",
-        "no guess": "（还没有猜测：先在上一个单元格写下你的猜测，再运行这一格）",
-        "right": "✔ 你猜的是 {guess!r}：猜对了",
-        "wrong": "✘ 你猜的是 {guess!r}；答案是 {answer!r}",
-    },
-}
 
-
-def _words(*labels: str) -> dict[str, str]:
-    return _WORDS["zh" if any(_CJK.search(label) for label in labels) else "en"]
+def _words(*labels: str) -> Mapping[str, str]:
+    """The words of a check's line (`i18n.LESSON_CHECK`): Chinese for a Chinese label."""
+    return LESSON_CHECK["zh" if any(_CJK.search(label) for label in labels) else "en"]
 
 
 def _short(value: Any) -> str:
@@ -79,7 +53,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
-def _first_difference(got: Any, expected: Any, words: dict[str, str], where: str = "") -> str:
+def _first_difference(got: Any, expected: Any, words: Mapping[str, str], where: str = "") -> str:
     """Where `got` first differs from `expected` (dicts key by key, lists and tuples item by
     item, long strings from just before the first character that differs), as a clause of a
     check's line."""
@@ -119,7 +93,9 @@ def passes(what: str, compute: Callable[[], Any], expected: Any) -> bool:
     try:
         got = compute()
     except Exception as error:  # a learner's bug is reported, not raised: the lesson goes on
-        print("✘ " + words["raised"].format(what=what, error=f"{type(error).__name__}: {error}"))
+        lang = "zh" if _CJK.search(what) else "en"
+        said = f"{type(error).__name__}: {say(_stub_words(str(error)), lang)}"
+        print("✘ " + words["raised"].format(what=what, error=said))
         return False
     if got == expected:
         print(f"✔ {what}")
@@ -169,8 +145,16 @@ def compare_guess(guess: Any, answer: Any, lang: str = "en") -> None:
     >>> compare_guess("a few", 1)
     ✘ you guessed 'a few'; it is 1
     """
-    words = _WORDS[lang]
+    words = LESSON_CHECK[lang]
     if guess is Ellipsis:
         print(words["no guess"])
     else:
         print(words["right" if guess == answer else "wrong"].format(guess=guess, answer=answer))
+
+
+def _stub_words(message: str) -> str:
+    """A stub's message ("write feed in my_client/lines.py (lesson 02)"), to be said in
+    the check's language; any other as it is."""
+    from .my_client import stub_words  # the stubs' own module: imported when one raised
+
+    return stub_words(message)

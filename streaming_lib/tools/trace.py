@@ -35,6 +35,8 @@ from typing import Any
 from ..accumulator import MessageAccumulator, end_of_body
 from ..errors import APIStreamError, NotAnEventStreamError, StreamError
 from ..events import BODY_HEAD_BYTES, decode_event
+from ..language import _
+from ..language import say as in_lang
 from ..lines import LineDecoder
 from ..partial_json import AppendString, Change, SetValue
 from ..sse import SSEDecoder
@@ -44,7 +46,7 @@ from .i18n import TRACE, words
 # What the SDK's bare `AssertionError` on such a body means: its stream never
 # saw a `message_start`, so `get_final_message()` fails an internal assert
 # (anthropic/lib/streaming/_messages.py) that carries no text.
-SDK_ASSERTION_MEANS = (
+SDK_ASSERTION_MEANS = _(
     "(an assert inside the SDK with no message: no message_start arrived, "
     "so it has no message to return)"
 )
@@ -257,13 +259,12 @@ def trace(
     except StreamError as error:
         acc.fill_partial(error)
         out("")
-        out(f"{type(error).__name__}: {error}")
+        out(f"{type(error).__name__}: {in_lang(error.args[0], lang) if error.args else ''}")
         if acc.event_number == 0 and isinstance(error, (NotAnEventStreamError, APIStreamError)):
-            out(not_a_stream(error))  # no event came: there is no partial message
+            out(in_lang(not_a_stream(error), lang))  # no event came: there is no partial message
             raise
-        out(
-            "partial message: " + printable(json.dumps(error.partial, ensure_ascii=False, indent=2))
-        )
+        partial = printable(json.dumps(error.partial, ensure_ascii=False, indent=2))
+        out(in_lang(_("partial message: {message}", message=partial), lang))
         raise
     return acc
 
@@ -271,10 +272,13 @@ def trace(
 def not_a_stream(error: StreamError) -> str:
     """The line under the error of a body that held no event, so that nobody reads it
     as a dropped connection: what the server sent instead, and whether to retry."""
+    if isinstance(error, APIStreamError) and error.retryable:
+        return _("(no event: the server answered with a JSON error object, worth retrying)")
     if isinstance(error, APIStreamError):
-        verdict = "worth retrying" if error.retryable else "not worth retrying as it is"
-        return f"(no event: the server answered with a JSON error object, {verdict})"
-    return "(no event: the server answered with something other than an event stream)"
+        return _(
+            "(no event: the server answered with a JSON error object, not worth retrying as it is)"
+        )
+    return _("(no event: the server answered with something other than an event stream)")
 
 
 def sdk_raises(error: dict[str, str]) -> str:
@@ -285,10 +289,10 @@ def sdk_raises(error: dict[str, str]) -> str:
     'raises AssertionError (an assert inside '
     """
     if error["message"]:
-        return f"raises {error['class']}: {error['message']}"
+        return _("raises {kind}: {message}", kind=error["class"], message=error["message"])
     if error["class"] == "AssertionError":
-        return f"raises AssertionError {SDK_ASSERTION_MEANS}"
-    return f"raises {error['class']} (with no message)"
+        return _("raises AssertionError {means}", means=SDK_ASSERTION_MEANS)
+    return _("raises {kind} (with no message)", kind=error["class"])
 
 
 def run(
@@ -317,39 +321,59 @@ def run(
             if "error" in verdict:
                 said = sdk_raises(verdict["error"])
             else:
-                said = (
-                    "returns a message with stop_reason "
-                    f"{show(verdict['message'].get('stop_reason'))}"
-                )
-            out(f"the SDK, on the same bytes, {said}")
+                reason = show(verdict["message"].get("stop_reason"))
+                said = _("returns a message with stop_reason {reason}", reason=reason)
+            out(in_lang(_("the SDK, on the same bytes, {said}", said=said), lang))
         return 1
     for index in acc.incomplete_blocks():
         out(
-            f"⚠ block {index} is incomplete: no content_block_stop, or an input that is not a "
-            "JSON object"
+            in_lang(
+                _(
+                    "⚠ block {index} is incomplete: no content_block_stop, "
+                    "or an input that is not a JSON object",
+                    index=index,
+                ),
+                lang,
+            )
         )
     for index in sorted(acc.input_parsers):  # every block whose input streamed: the calls
         call = acc.tool_call_verdict(index)
         name = acc.message["content"][index].get("name")  # type: ignore[index]
-        mark, may = ("✔", "may") if call.runnable else ("✘", "may not")
-        out(f"{mark} [{index}] {name} {may} run: {call.reason}")
+        if call.runnable:
+            said = _(
+                "✔ [{index}] {name} may run: {reason}", index=index, name=name, reason=call.reason
+            )
+        else:
+            said = _(
+                "✘ [{index}] {name} may not run: {reason}",
+                index=index,
+                name=name,
+                reason=call.reason,
+            )
+        out(in_lang(said, lang))
     if not with_sdk:
         return 0
     from .sdk import compare_messages, sdk_verdict
 
     verdict = sdk_verdict(raw)
     if "error" in verdict:  # we finished the message where the SDK did not
-        out(f"✘ the SDK, on the same bytes, {sdk_raises(verdict['error'])}")
+        said = _("the SDK, on the same bytes, {said}", said=sdk_raises(verdict["error"]))
+        out("✘ " + in_lang(said, lang))
         return 1
     ours, theirs = acc.final_message(), verdict["message"]
     for block in theirs["content"]:
         if "input" in block:
-            out(f"SDK tool input ({block.get('name')}): {show(block['input'])}")
+            said = _(
+                "SDK tool input ({name}): {input}",
+                name=block.get("name"),
+                input=show(block["input"]),
+            )
+            out(in_lang(said, lang))
     differences = compare_messages(ours, theirs)
     if differences:
-        out("✘ the hand-built message differs from the SDK's:")
+        out(in_lang(_("✘ the hand-built message differs from the SDK's:"), lang))
         for line in differences:
             out("  " + line)
         return 1
-    out("✔ the hand-built message equals the SDK's final message")
+    out(in_lang(_("✔ the hand-built message equals the SDK's final message"), lang))
     return 0

@@ -41,6 +41,7 @@ from typing import Any
 from ... import fast
 from ...accumulator import MessageAccumulator, accumulate
 from ...events import decode_event
+from ...language import _
 from ...sse import parse_sse
 from ..fixtures import chunked, read_fixture
 from . import given
@@ -50,6 +51,7 @@ from .relaying import (
     pieces_through,
     stop_reaches_the_upstream,
 )
+from .reports import named, stub_words
 
 __all__ = ["STAGES", "Stage", "ensure", "first_failure", "folder", "load", "stage"]
 
@@ -295,11 +297,11 @@ def first_failure(checks: list[Check]) -> str | None:
         try:
             got = compute()
         except NotImplementedError as error:  # a stub: its message says what to write
-            return str(error)
+            return stub_words(str(error))
         except Exception as error:  # a learner's bug is reported, never raised
-            return f"fails {what!r}: {type(error).__name__}: {error}"
+            return _("fails {check!r}: {error}", check=what, error=named(error))
         if got != expected:
-            return f"fails {what!r}"
+            return _("fails {check!r}", check=what)
     return None
 
 
@@ -314,11 +316,14 @@ def stage(name: str, where: Path | None = None) -> Stage:
         failed = f"{type(error).__name__}: {error}"
     path = f"my_client/{name}.py"
     if failed is None:
-        print(f"{name}: yours, {path} (its {len(spec.checks(run))} checks pass)")
+        count = len(spec.checks(run))
+        print(
+            _("{name}: yours, {path} (its {count} checks pass)", name=name, path=path, count=count)
+        )
         return Stage(name, True, run)
     if not failed.startswith("write "):
-        failed = f"{path} {failed}"
-    print(f"{name}: the library's, for now: {failed}")
+        failed = _("{path} {failure}", path=path, failure=failed)
+    print(_("{name}: the library's, for now: {failure}", name=name, failure=failed))
     return Stage(name, False, spec.library)
 
 

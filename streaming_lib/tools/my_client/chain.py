@@ -31,12 +31,32 @@ from types import ModuleType
 from typing import Any
 
 from ...accumulator import accumulate
+from ...language import _, current_language, word
 from ..fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
+from ..i18n import Table
 from ..sdk import compare_messages
-from . import REFERENCE, STAGES, events_of, first_failure, lines_of, load, message_of
+from ..trace import cut
+from ..trace import width as columns
+from . import (
+    REFERENCE,
+    STAGES,
+    events_of,
+    first_failure,
+    lines_of,
+    load,
+    message_of,
+    named,
+    stub_words,
+)
 
 CHUNK_SIZES: list[int | None] = [1, 7, None]  # None: the whole body as one chunk
-HEADERS = ["fixture", "1 byte", "7 bytes", "whole", "first difference"]
+HEADERS = Table(
+    word("my_client_fixture", "fixture"),
+    word("my_client_1", "1 byte"),
+    word("my_client_7", "7 bytes"),
+    word("my_client_whole", "whole"),
+    word("my_client_difference", "first difference"),
+)
 
 
 @dataclass(frozen=True)
@@ -83,9 +103,9 @@ def compare(run: Callable[[list[bytes]], dict[str, Any]], name: str) -> Row:
         try:
             found = compare_messages(run(chunked(raw, size) if size else [raw]), theirs)
         except NotImplementedError as error:  # a stub: "write feed in my_client/lines.py ..."
-            found = [str(error)]
+            found = [stub_words(str(error))]
         except Exception as error:  # the learner's bug: shown in the table, never raised
-            found = [f"raised {type(error).__name__}: {error}"]
+            found = [_("raised {error}", error=named(error))]
         matches.append(not found)
         difference = difference or (found[0] if found else "")
     return Row(name, matches, difference)
@@ -105,7 +125,11 @@ def rows(where: Path | None, given: Iterable[str] = ()) -> list[Row]:
         try:
             modules[stage] = load(stage, REFERENCE if stage in given else where)
         except Exception as error:  # the learner's file: reported in the table, never raised
-            why = f"my_client/{stage}.py does not load: {type(error).__name__}: {error}"
+            why = _(
+                "my_client/{stage}.py does not load: {error}",
+                stage=stage,
+                error=named(error),
+            )
             return [Row(name, [False] * len(CHUNK_SIZES), why) for name in names]
     run = client(modules)
     return [compare(run, name) for name in names]
@@ -113,32 +137,35 @@ def rows(where: Path | None, given: Iterable[str] = ()) -> list[Row]:
 
 def table(results: list[Row], width: int = 70, *, next_stub: str | None = None) -> str:
     """The report: one row per fixture, then `N of M fixtures match the SDK at every chunk size`
-    and what to write next (`summary`)."""
-    names = max([len(HEADERS[0]), *(len(row.fixture) for row in results)])
-    sizes = [len(header) for header in HEADERS[1:4]]
+    and what to write next (`summary`), in the language in use."""
+    headers = list(HEADERS[current_language()].values())
+    names = max([columns(headers[0]), *(len(row.fixture) for row in results)])
+    sizes = [columns(header) for header in headers[1:4]]
     lines = [
         "  ".join(
             [
-                HEADERS[0].ljust(names),
-                *(h.ljust(s) for h, s in zip(HEADERS[1:4], sizes, strict=True)),
-                HEADERS[4],
+                pad(headers[0], names),
+                *(pad(h, s) for h, s in zip(headers[1:4], sizes, strict=True)),
+                headers[4],
             ]
         ),
-        "  ".join(["-" * names, *("-" * s for s in sizes), "-" * len(HEADERS[4])]),
+        "  ".join(["-" * names, *("-" * s for s in sizes), "-" * columns(headers[4])]),
     ]
     for row in results:
         marks = ["✔" if match else "✘" for match in row.matches]
-        difference = (
-            row.difference if len(row.difference) <= width else row.difference[: width - 1] + "…"
-        )
         cells = [
             row.fixture.ljust(names),
             *(m.ljust(s) for m, s in zip(marks, sizes, strict=True)),
-            difference,
+            cut(str(row.difference), width),
         ]
         lines.append("  ".join(cells).rstrip())
     lines += ["", summary(results, next_stub)]
     return "\n".join(lines)
+
+
+def pad(text: str, size: int) -> str:
+    """`text` and spaces to fill `size` terminal columns (a CJK character takes two)."""
+    return text + " " * (size - columns(text))
 
 
 def summary(results: list[Row], first_stub: str | None = None) -> str:
@@ -153,11 +180,17 @@ def summary(results: list[Row], first_stub: str | None = None) -> str:
     Next: write feed in my_client/lines.py (lesson 02).
     """
     done = sum(all(row.matches) for row in results)
-    line = f"{done} of {len(results)} fixtures match the SDK at every chunk size"
+    line = str(
+        _(
+            "{done} of {count} fixtures match the SDK at every chunk size",
+            done=done,
+            count=len(results),
+        )
+    )
     broken = [row.difference for row in results if " does not load: " in row.difference]
     stubs = [row.difference for row in results if row.difference.startswith("write ")]
     if broken or stubs:  # a file that does not load first: the table cuts its line number
-        line += f"\nNext: {(broken or [first_stub or stubs[0]])[0]}."
+        line += "\n" + str(_("Next: {what}.", what=(broken or [first_stub or stubs[0]])[0]))
     return line
 
 
@@ -185,7 +218,14 @@ def failing_stages(where: Path | None, given: Iterable[str] = ()) -> list[str]:
     that fails one of its lesson's checks, in lesson order, e.g.
     `lines: my_client/lines.py fails 'only one LF is skipped' (lesson 02's checks)`."""
     return [
-        f"{name}: my_client/{name}.py {failed} (lesson {LESSONS[name]}'s checks)"
+        str(
+            _(
+                "{name}: my_client/{name}.py {failure} (lesson {lesson}'s checks)",
+                name=name,
+                failure=failed,
+                lesson=LESSONS[name],
+            )
+        )
         for name, failed in checked_stages(where, given)
         if not failed.startswith("write ")
     ]
@@ -211,7 +251,12 @@ def run(
     given = sorted(set(given) & set(STAGE_NAMES))
     results = rows(REFERENCE if reference else where, given)
     for name in given:
-        print(f"{name}: the course's answer here (my_client/{name}.py comes in a later lesson)")
+        print(
+            _(
+                "{name}: the course's answer here (my_client/{name}.py comes in a later lesson)",
+                name=name,
+            )
+        )
     next_stub = None
     if not reference:
         for line in failing_stages(where, given):

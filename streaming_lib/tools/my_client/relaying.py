@@ -48,6 +48,8 @@ from ...chat.app import upstream_request
 from ...chat.upstream import SSE
 from ...lab.server import ReplayServer
 from ...lab.threaded import ThreadedServer
+from ...language import _
+from .reports import named
 
 Relay = Callable[[httpx.Response], AsyncGenerator[bytes, None]]  # the learner's core
 HOLD = 3.0  # seconds the upstream keeps its body open after the last event
@@ -79,7 +81,7 @@ def relay_app(messages_url: str, relay: Relay) -> Starlette:
             async for piece in pieces:
                 yield piece
         except Exception as error:  # the relay's bug: the page's body ends, the checks say why
-            app.state.errors.append(f"{type(error).__name__}: {error}")
+            app.state.errors.append(named(error))
 
     app = Starlette(routes=[Route("/chat", chat, methods=["POST"])], lifespan=lifespan)
     app.state.errors = []  # what the relay raised, one str per request
@@ -137,8 +139,12 @@ def _ask(url: str) -> Any:
     return httpx.stream("POST", url + "/chat", json={"prompt": "hi"}, timeout=timeout)
 
 
+def _failed(error: Exception) -> str:
+    return _("the page's request failed: {error}", error=type(error).__name__)
+
+
 def _raised(app: Starlette) -> str | None:
-    return f"your relay raised {app.state.errors[0]}" if app.state.errors else None
+    return _("your relay raised {error}", error=app.state.errors[0]) if app.state.errors else None
 
 
 def first_piece_in_time(relay: Relay) -> bool | str:
@@ -151,12 +157,15 @@ def first_piece_in_time(relay: Relay) -> bool | str:
                 with _ask(server.url) as reply:
                     first = next(reply.iter_raw(), b"")
             except httpx.ReadTimeout:
-                return f"no piece within {WAIT} s: the relay waits for the upstream's end"
+                return _(
+                    "no piece within {seconds} s: the relay waits for the upstream's end",
+                    seconds=WAIT,
+                )
             except httpx.HTTPError as error:
-                return _raised(app) or f"the page's request failed: {type(error).__name__}"
+                return _raised(app) or _failed(error)
     if first.startswith(b"event: message_start"):
         return True
-    return _raised(app) or f"the first piece was {first[:30]!r}"
+    return _raised(app) or _("the first piece was {start!r}", start=first[:30])
 
 
 def stop_reaches_the_upstream(relay: Relay) -> bool | str:
@@ -169,7 +178,7 @@ def stop_reaches_the_upstream(relay: Relay) -> bool | str:
                 with _ask(server.url) as reply:
                     next(reply.iter_raw(), b"")  # one piece, then Stop: the page hangs up
             except httpx.HTTPError as error:
-                return _raised(app) or f"the page's request failed: {type(error).__name__}"
+                return _raised(app) or _failed(error)
             if replay.wait_for_disconnects(1, timeout=WAIT):
                 return True
     return _raised(app) or "the upstream never saw the page go: its response was left open"

@@ -296,7 +296,10 @@ class _Run:
             if chunk is None:
                 self.acc.final_message()  # raises IncompleteStreamError without message_stop
         except StreamError as failure:
-            error = {"type": type(failure).__name__, "message": str(failure)}
+            # The message as raised (a `language.Text`: English as a value), so that a frame
+            # is the same in every language and the panel says it in the stepper's.
+            message = failure.args[0] if failure.args else ""
+            error = {"type": type(failure).__name__, "message": message}
         self.step += 1
         self.last = (tuple(completed), self.dispatched - before, error)
 

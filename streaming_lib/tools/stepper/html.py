@@ -56,6 +56,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from jinja2.ext import Extension
 from markupsafe import Markup
 
+from ...language import say
 from ..i18n import STEPPER, verdict_words, words
 from ..utf8 import characters, unfinished_character
 from .frames import EVENT_BY_EVENT, ChunkSize, Frame
@@ -163,6 +164,7 @@ TEMPLATES.globals.update(
     bounded=_bounded,
     unfinished_character=unfinished_character,
     verdict_words=verdict_words,
+    in_lang=say,  # an error's message (a `language.Text`) in the panel's language
     fields_of=lambda block: {key: value for key, value in block.items() if key != "type"},
     LINES_SHOWN=LINES_SHOWN,
     style=Markup(STYLE),
