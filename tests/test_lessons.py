@@ -252,7 +252,7 @@ def test_every_task_is_a_cell_to_answer_a_check_staged_hints_and_a_collapsed_ref
     found = tasks(cells(path))
     assert 1 <= len(found) <= 3
     for task, answer, check, hints, reference in found:
-        assert task.source.startswith(("**Your turn", "**轮到你")), task.id
+        assert task.source.startswith(("**Your turn", "**动手")), task.id
         assert {"your-turn", "answer", "nbval-ignore-output"} <= tags(answer), answer.id
         assert answer.cell_type == "code" and "NotImplementedError" in answer.source, answer.id
         assert {"your-turn", "check", "nbval-ignore-output"} <= tags(check), check.id
