@@ -26,7 +26,12 @@ def _table_rows() -> list[tuple[str, str, list[str]]]:
     rows = []
     for line in TABLE.read_text(encoding="utf-8").splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if not line.startswith("|") or len(cells) != 4 or set(cells[0]) <= {"-"} or cells[0] == "English":
+        if (
+            not line.startswith("|")
+            or len(cells) != 4
+            or set(cells[0]) <= {"-"}
+            or cells[0] == "English"
+        ):
             continue
         variants = [v.strip() for v in cells[2].split("、") if v.strip()]
         rows.append((cells[0], cells[1], variants))
@@ -34,7 +39,9 @@ def _table_rows() -> list[tuple[str, str, list[str]]]:
 
 
 ROWS = _table_rows()
-VARIANTS = {variant: (english, rendering) for english, rendering, variants in ROWS for variant in variants}
+VARIANTS = {
+    variant: (english, rendering) for english, rendering, variants in ROWS for variant in variants
+}
 
 
 def _prose(markdown: str) -> str:
@@ -54,7 +61,9 @@ def _found(text: str, *, code: bool) -> list[str]:
         if CJK.search(variant):
             if variant in text:
                 hits.append(variant)
-        elif not code and re.search(rf"(?<![A-Za-z_/.-]){re.escape(variant)}(?![A-Za-z_/.-])", text, re.I):
+        elif not code and re.search(
+            rf"(?<![A-Za-z_/.-]){re.escape(variant)}(?![A-Za-z_/.-])", text, re.I
+        ):
             hits.append(variant)
     return hits
 
@@ -70,7 +79,12 @@ def _notebook_texts(path: Path) -> Iterator[tuple[str, str, bool]]:
         yield where, source, True
         for output in cell.get("outputs", []):
             data = output.get("data", {})
-            for text in (output.get("text"), data.get("text/plain"), data.get("text/html"), data.get("text/markdown")):
+            for text in (
+                output.get("text"),
+                data.get("text/plain"),
+                data.get("text/html"),
+                data.get("text/markdown"),
+            ):
                 if text:
                     yield f"{where}, output", "".join(text), True
 
@@ -116,7 +130,14 @@ def chinese_files() -> list[Path]:
         "streaming_lib/**/*.html",
         "streaming_lib/**/*.j2",
     ]
-    return sorted({path for pattern in globs for path in ROOT.glob(pattern) if "/.ipynb_checkpoints/" not in str(path)})
+    return sorted(
+        {
+            path
+            for pattern in globs
+            for path in ROOT.glob(pattern)
+            if "/.ipynb_checkpoints/" not in str(path)
+        }
+    )
 
 
 def _texts(path: Path) -> Iterator[tuple[str, str, bool]]:
@@ -135,12 +156,32 @@ def _texts(path: Path) -> Iterator[tuple[str, str, bool]]:
 def test_the_table_gives_every_concept_one_rendering_and_rules_out_the_variants_the_edition_had():
     renderings = [rendering for _, rendering, _ in ROWS]
     assert len(renderings) == len(set(renderings)), "two concepts share one Chinese rendering"
-    for variant in ("数据块", "行拆分器", "行切分器", "附加课", "附加内容", "重放服务器", "拒绝回答", "裁决",
-                    "允许列表", "真正的 SDK", "真实的 SDK", "看它运行", "动手看", "保活", "载荷", "累加", "轮到你",
-                    "socket", "notebook"):
+    for variant in (
+        "数据块",
+        "行拆分器",
+        "行切分器",
+        "附加课",
+        "附加内容",
+        "重放服务器",
+        "拒绝回答",
+        "裁决",
+        "允许列表",
+        "真正的 SDK",
+        "真实的 SDK",
+        "看它运行",
+        "动手看",
+        "保活",
+        "载荷",
+        "累加",
+        "轮到你",
+        "socket",
+        "notebook",
+    ):
         assert variant in VARIANTS, f"{variant} is not ruled out by the table"
     for variant, (english, rendering) in VARIANTS.items():
-        assert variant not in rendering.split("、"), f"{english}: {variant} is both the rendering and ruled out"
+        assert variant not in rendering.split("、"), (
+            f"{english}: {variant} is both the rendering and ruled out"
+        )
 
 
 def test_the_scan_finds_a_variant_in_prose_and_leaves_code_and_links_alone():
