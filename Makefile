@@ -13,7 +13,7 @@
 #   make check      ruff and mypy, as CI runs them before the tests
 #   make lock       rewrite constraints.txt from what .venv holds
 #   make slides     the lessons as slide decks, in build/slides/
-#   make cheatsheet the one-page cheat sheet, build/cheatsheet.pdf
+#   make cheatsheet the one-page cheat sheet, build/cheatsheet.pdf (and cheatsheet.zh-CN.pdf)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -84,7 +84,8 @@ notebooks: $(BIN)/.installed
 slides: $(BIN)/.installed
 	$(BIN)/python scripts/slides.py build
 
-# The one-page cheat sheet (teaching/cheatsheet.md) as build/cheatsheet.html and .pdf.
+# The one-page cheat sheet (teaching/cheatsheet.md) as build/cheatsheet.html and .pdf,
+# and the Chinese one (teaching/zh/cheatsheet.md) as build/cheatsheet.zh-CN.html and .pdf.
 cheatsheet: $(BIN)/.installed
 	$(BIN)/python scripts/cheatsheet.py
 
