@@ -279,8 +279,10 @@ def test_the_api_key_goes_upstream_and_never_to_the_page():
                 post_chat(chat, body={"prompt": 1}),
                 post_chat(chat, origin="http://evil.example"),
                 httpx.get(chat.url + "/nowhere"),
+                httpx.get(chat.url + "/about"),
             ]
-    assert [reply.status_code for reply in replies] == [200, 200, 200, 200, 401, 422, 403, 404]
+    assert [reply.status_code for reply in replies] == [200, 200, 200, 200, 401, 422, 403, 404, 200]
+    assert replies[-1].json() == {"model": chat_app.MODEL, "replaying": None}  # a model answers
     assert replies[3].content == read_fixture("fixture")
     for reply in replies:
         assert FAKE_KEY not in reply.text
@@ -292,6 +294,22 @@ def test_the_api_key_goes_upstream_and_never_to_the_page():
     assert "cookie" not in first["headers"] and first["headers"].get("authorization") is None
     assert first["body"]["messages"] == [{"role": "user", "content": PROMPT["prompt"]}]
     assert first["body"]["tools"] == [WRITE_FILE] and first["body"]["stream"] is True
+
+
+def test_the_app_tells_the_page_which_recording_it_replays_whatever_the_prompt(chat):
+    about = httpx.get(chat.url + "/about")
+    assert about.status_code == 200
+    assert about.json() == {"model": chat_app.MODEL, "replaying": "fixture.sse"}
+    with ChatServer(b"data: x\n\n", pace=0, environ={}) as given:
+        assert httpx.get(given.url + "/about").json()["replaying"] == "a stream of 9 bytes"
+
+
+def test_the_page_has_an_icon_so_a_browser_asking_for_favicon_ico_gets_no_404(chat):
+    icon = httpx.get(chat.url + "/favicon.ico")
+    assert icon.status_code == 200
+    assert icon.headers["content-type"] == "image/x-icon"
+    assert icon.content[:4] == b"\x00\x00\x01\x00"  # an ICO file's header
+    assert len(icon.content) < 4096  # small
 
 
 # ---- The command, and what it leaves behind ---------------------------------------------------

@@ -37,19 +37,27 @@ EXPECTED = json.loads((FIXTURES_DIR / "fixture.expected.json").read_text(encodin
 TEXT = EXPECTED["content"][0]["text"]
 TOOL_INPUT = EXPECTED["content"][1]["input"]
 
-# Recorded in the page, outside its code: each distinct text of the answer and of
-# the tool preview, in the order the page showed them.
+# Recorded in the page, outside its code: each distinct text of the answer, of the
+# tool preview, of the verdict (with its colour) and of the usage line, in the order
+# the page showed them.
 RECORD_GROWTH = """
-window.grew = {answer: [], preview: []};
+window.grew = {answer: [], preview: [], verdict: [], usage: []};
 new MutationObserver(() => {
-  const record = (list, element) => {
-    const text = element ? element.textContent : "";
+  const record = (list, element, text) => {
+    text = text === undefined ? (element ? element.textContent : "") : text;
     if (text !== "" && text !== list[list.length - 1]) list.push(text);
   };
   record(window.grew.answer, document.getElementById("answer"));
   record(window.grew.preview, document.querySelector(".tool-input"));
-}).observe(document, {subtree: true, childList: true, characterData: true});
+  record(window.grew.usage, document.getElementById("usage"));
+  const verdict = document.querySelector(".verdict");
+  if (verdict && verdict.textContent) {
+    record(window.grew.verdict, null, getComputedStyle(verdict).color + " " + verdict.textContent);
+  }
+}).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
 """
+RED = "rgb(161, 38, 13)"  # chat.css: an error, a final refusal
+GREEN = "rgb(20, 108, 46)"  # chat.css: runnable, done
 
 
 @pytest.fixture(scope="module")
@@ -109,8 +117,64 @@ def test_the_answer_and_the_tool_input_grow_as_they_arrive_then_the_verdict_and_
     acc = expected_after(read_fixture("fixture"))
     expect(page.locator(".verdict")).to_have_text("runnable: " + acc.tool_call_verdict(1).reason)
     expect(page.locator("#usage")).to_have_text("usage: 412 input tokens, 58 output tokens")
+    # message_start counts 1 output token: singular while it is the count so far.
+    assert "usage so far: 412 input tokens, 1 output token" in page.evaluate("window.grew.usage")
     page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
     assert (tmp_path / "chat.png").stat().st_size > 10_000
+
+
+def test_the_page_says_it_replays_a_recorded_answer_whatever_the_prompt_and_which(page):
+    with ChatServer("tool_use_end_turn", pace=0, environ={}) as chat:
+        page.goto(chat.url + "/")
+        notice = page.locator("#source")
+        expect(notice).to_be_visible()
+        expect(notice).to_contain_text("whatever you ask, the answer is the same recorded stream")
+        expect(notice).to_contain_text("tool_use_end_turn.sse")
+        expect(notice).to_contain_text("ANTHROPIC_API_KEY")
+
+
+def test_while_the_tool_input_streams_its_verdict_is_a_neutral_pending_never_the_red_of_a_no(page):
+    with ChatServer("fixture", pace=0.15, environ={}) as chat:
+        ask(page, chat.url + "/")
+        expect(page.locator("#status")).to_have_text("done: stop_reason tool_use")
+    shown = page.evaluate("window.grew.verdict")
+    *streaming, final = shown
+    assert len(streaming) >= 2, shown  # "no content_block_stop yet", then "no message_stop yet"
+    for line in streaming:
+        assert " pending: " in line and not line.startswith((RED, GREEN)), line
+    assert final.startswith(GREEN + " runnable: "), final
+    # A "no" once the stream is over is final, and red.
+    with ChatServer("tool_use_end_turn", pace=0, environ={}) as chat:
+        ask(page, chat.url + "/")
+        expect(page.locator("#status")).to_have_text("done: stop_reason end_turn")
+    verdict = page.locator(".verdict")
+    expect(verdict).to_have_class("verdict not-runnable")
+    expect(verdict).to_have_css("color", RED)
+
+
+@pytest.mark.parametrize("drop_at", [1500, 1800])
+def test_after_a_cut_the_tool_box_shows_the_input_that_arrived_marked_as_cut(page, drop_at):
+    with ChatServer("fixture", pace=0.1, environ={}) as chat:
+        ask(page, f"{chat.url}/?drop_at={drop_at}")
+        expect(page.locator("#status")).to_contain_text("the connection was cut")
+    arrived = expected_after(read_fixture("fixture")[:drop_at]).json_buffers[1]
+    box = page.locator(".tool")
+    expect(box).to_have_class("tool cut")
+    expect(box.locator(".tool-input")).to_have_text(arrived)
+    said = (
+        "none of it arrived."
+        if arrived == ""
+        else f"the {len(arrived)} characters above are all that arrived."
+    )
+    expect(box.locator(".cut-note")).to_have_text(
+        "✂ the connection was cut before this input was complete: " + said
+    )
+    # The empty input says so instead of showing a blank bar.
+    content = box.locator(".tool-input").evaluate(
+        "(pre) => getComputedStyle(pre, '::before').content"
+    )
+    assert content == ('"(none of the input arrived)"' if arrived == "" else "none")
+    expect(box.locator(".verdict")).to_have_css("color", RED)
 
 
 def test_stop_freezes_the_page_keeps_the_partial_text_and_the_replay_server_sees_the_disconnect(

@@ -795,10 +795,19 @@ def test_long_lines_may_wrap_only_between_json_tokens_and_never_inside_an_escape
     assert "word-break: break-all" not in css  # words break at spaces, not mid-word
 
 
-def test_the_panels_take_their_colours_from_jupyterlabs_theme_variables():
+def test_the_panels_turn_dark_in_jupyterlabs_dark_theme_and_on_a_page_that_prefers_dark():
     css = stepper_html.STYLE
-    assert "var(--jp-layout-color0" in css and "var(--jp-content-font-color1" in css
-    assert 'body[data-jp-theme-light="false"] .ss-root' in css
+    dark_lab = r'body\[data-jp-theme-light="false"\] \.ss-root \{ color-scheme: dark; \}'
+    assert re.search(dark_lab, css)
+    assert re.search(r"\.ss-page \.ss-root \{ color-scheme: light dark; \}", css)
+    assert '<body class="ss-page">' in StreamStepper(chunk_size=64).to_html()
+    # Every colour of the palette has a light and a dark value (their contrast is measured
+    # in tests/test_stepper_screen.py).
+    block = re.search(r"\.ss-root \{\s*(--ss-fg.*?)\}", css, re.S)
+    assert block is not None
+    palette = dict(re.findall(r"(--ss-[\w-]+): (light-dark\(|[^;]*)", block.group(1)))
+    colours = [name for name in palette if name != "--ss-mono"]
+    assert len(colours) >= 20 and all(palette[name] == "light-dark(" for name in colours), palette
 
 
 # -- in Chinese (lang="zh") ----------------------------------------------------------------------

@@ -1,14 +1,18 @@
 """The chat app: a page, and a relay that streams the Messages API on to it.
 
     GET  /             the page (static/index.html; its script and style under /static/)
+    GET  /about        {"model": str, "replaying": str | null}: what answers the page
     POST /chat         {"prompt": str}  ->  the upstream's SSE bytes, as they arrive
+    GET  /favicon.ico  the page's icon
 
 The relay calls `POST {upstream}/v1/messages` with `"stream": true` and hands
 the response body on, chunk by chunk, untouched: the page parses it itself
 (static/chat.js, with the rules of notebooks 01-03). The upstream is the local
 replay server (`streaming_lib.lab.server.ReplayServer`) unless an API key is given,
-then the real API. The key goes upstream in `x-api-key` and nowhere else: the
-page talks only to this app, and no upstream header comes back to it.
+then the real API. The replay server answers every prompt with the same recorded
+stream: `/about` names it, and the page says so above the prompt. The key goes
+upstream in `x-api-key` and nowhere else: the page talks only to this app, and no
+upstream header comes back to it.
 
 The relay is not an open proxy (anyone who can reach it could spend the key):
 
@@ -65,7 +69,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import FileResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Send
@@ -216,6 +220,7 @@ def build_app(
     allowed_hosts: list[str] | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
     timeout: httpx.Timeout = UPSTREAM_TIMEOUT,
+    replaying: str | None = None,
 ) -> Starlette:
     """The chat app (ASGI), relaying to the Messages API at `upstream` (a base URL, no `/v1`).
 
@@ -223,7 +228,9 @@ def build_app(
     server needs none). `faults`: forward the page's fault query parameters
     (only for the local replay server). `allowed_hosts`: the `Host` names
     answered (default: the loopback names). `transport`: httpx's, for tests;
-    `timeout`: the upstream's (default UPSTREAM_TIMEOUT). The app's HTTP client
+    `timeout`: the upstream's (default UPSTREAM_TIMEOUT). `replaying`: the name of the
+    recorded stream the upstream replays whatever the prompt (None: a real model
+    answers), which `/about` tells the page. The app's HTTP client
     is opened by its lifespan: run it with a server, or in `with TestClient(app)`.
 
     Raises ValueError if `upstream` is not an http(s) URL with a host.
@@ -237,6 +244,12 @@ def build_app(
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
+
+    async def about(request: Request) -> Response:
+        return JSONResponse({"model": MODEL, "replaying": replaying})
+
+    async def icon(request: Request) -> Response:
+        return FileResponse(STATIC / "favicon.ico", media_type="image/x-icon")
 
     async def chat(request: Request) -> Response:
         refusal = cross_origin(request)
@@ -320,6 +333,8 @@ def build_app(
 
     routes = [
         Route("/", page, methods=["GET"]),
+        Route("/about", about, methods=["GET"]),
+        Route("/favicon.ico", icon, methods=["GET"]),
         Route("/chat", chat, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

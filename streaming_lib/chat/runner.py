@@ -28,13 +28,26 @@ HOST = "127.0.0.1"  # the app listens on this machine only, unless told otherwis
 DEFAULT_PORT = 8000
 
 
+def recording_name(fixture: str | Path | bytes) -> str:
+    """How the page names the stream the replay server replays: a fixture's file name, or
+    the size of a stream given as bytes.
+
+    >>> recording_name("fixture"), recording_name("fixtures/crlf.sse"), recording_name(b"data: x")
+    ('fixture.sse', 'crlf.sse', 'a stream of 7 bytes')
+    """
+    if isinstance(fixture, bytes):
+        return f"a stream of {len(fixture)} bytes"
+    return Path(fixture).name if str(fixture).endswith(".sse") else f"{Path(fixture).name}.sse"
+
+
 class ChatServer:
     """The chat app on a free port (or `port`) of `host`, in a background thread.
 
     Use it as a context manager; inside, `.url` is `http://HOST:PORT` and
     `.replay` the local `ReplayServer` that it started (None when the upstream
     is the real API: `environ`, default `os.environ`, holds `ANTHROPIC_API_KEY`;
-    `ANTHROPIC_BASE_URL` then replaces the real API's URL). On exit both stop.
+    `ANTHROPIC_BASE_URL` then replaces the real API's URL), `.recording` the name of
+    the stream it replays (`recording_name`; None with the real API). On exit both stop.
 
     Raises ValueError for a fixture that cannot be read or an
     `ANTHROPIC_BASE_URL` that is not an http(s) URL, and for a `host` other than
@@ -55,6 +68,7 @@ class ChatServer:
         environ = os.environ if environ is None else environ
         self.api_key = environ.get("ANTHROPIC_API_KEY") or None
         self.replay = None
+        self.recording = None if self.api_key else recording_name(fixture)
         if not self.api_key:
             try:
                 self.replay = ReplayServer(fixture, pace=pace)
@@ -84,7 +98,13 @@ class ChatServer:
             self.upstream = self.replay.start().url
         hosts = LOOPBACK_HOSTS if self.host in LOOPBACK_HOSTS else [*LOOPBACK_HOSTS, self.host]
         local = self.replay is not None
-        app = build_app(self.upstream, api_key=self.api_key, faults=local, allowed_hosts=hosts)
+        app = build_app(
+            self.upstream,
+            api_key=self.api_key,
+            faults=local,
+            allowed_hosts=hosts,
+            replaying=self.recording,
+        )
         try:
             self.server = ThreadedServer(
                 app, host=self.host, port=self.port, log_filter=HUSH
@@ -129,11 +149,10 @@ def serve(
         print(f"Cannot start the chat page: {error}", file=sys.stderr)
         return 2
     try:
-        replayed = Path(fixture).name if str(fixture).endswith(".sse") else f"{fixture}.sse"
         where = (
             f"the real API ({chat.upstream})"
             if chat.replay is None
-            else f"the replay server, replaying {replayed}"
+            else f"the replay server, replaying {chat.recording} whatever the prompt"
         )
         print(f"Chat page: {chat.url}/  (answers from {where}). Ctrl-C stops it.")
         if chat.replay is not None:

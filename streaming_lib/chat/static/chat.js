@@ -222,7 +222,13 @@ function toolCallVerdict(answer, index) {
 // ---- 5. Showing it ---------------------------------------------------------
 const $ = (id) => document.getElementById(id);
 
-function render(answer) {
+// "1 output token", "58 output tokens".
+const count = (number, what) => `${number} ${what}${number === 1 ? "" : "s"}`;
+
+// `ended`: null while the stream is still read; once it is over, why it ended before
+// message_stop ("the connection was cut", ...), or "" when message_stop came. While the
+// stream is read, a call that may not run yet is "pending": only the end makes a "no" final.
+function render(answer, ended = null) {
   if (answer.message === null) return;
   $("answer").textContent = answer.text();
   for (const [index, text] of answer.jsonText) {
@@ -237,13 +243,24 @@ function render(answer) {
       $("tools").append(box);
     }
     box.querySelector(".tool-input").textContent = text; // the raw JSON so far: display only, never run
+    // Ended before this block's content_block_stop: what arrived is all there is.
+    if (ended && !answer.stopped.has(index) && !box.classList.contains("cut")) {
+      box.classList.add("cut");
+      const note = document.createElement("p");
+      note.className = "cut-note";
+      note.textContent = `✂ ${ended} before this input was complete: ` +
+        (text === "" ? "none of it arrived." : `the ${count(text.length, "character")} above are all that arrived.`);
+      box.querySelector(".tool-input").after(note);
+    }
     const verdict = toolCallVerdict(answer, index);
     const line = box.querySelector(".verdict");
-    line.className = "verdict " + (verdict.runnable ? "runnable" : "not-runnable");
-    line.textContent = (verdict.runnable ? "runnable: " : "not runnable: ") + verdict.reason;
+    const state = verdict.runnable ? "runnable" : ended === null ? "pending" : "not-runnable";
+    line.className = "verdict " + state;
+    line.textContent = { runnable: "runnable: ", pending: "pending: ", "not-runnable": "not runnable: " }[state] + verdict.reason;
   }
   const usage = answer.message.usage;
-  $("usage").textContent = `usage${answer.complete ? "" : " so far"}: ${usage.input_tokens} input tokens, ${usage.output_tokens} output tokens`;
+  $("usage").textContent = `usage${answer.complete ? "" : " so far"}: ` +
+    `${count(usage.input_tokens, "input token")}, ${count(usage.output_tokens, "output token")}`;
 }
 
 function showStatus(kind, text) {
@@ -344,20 +361,44 @@ async function send(prompt) {
   } catch (error) {
     // A cut (or Stop) errors the stream: chunks the browser had received but we
     // had not read yet are dropped with it. What is shown is what we read.
-    render(answer);
-    if (error.name === "AbortError") showStatus("incomplete", "stopped: you stopped the answer; what arrived is kept above");
-    else showStatus("incomplete", `incomplete: the connection was cut before message_stop (${error.message}); the answer above is partial`);
+    if (error.name === "AbortError") {
+      render(answer, "you stopped the answer");
+      showStatus("incomplete", "stopped: you stopped the answer; what arrived is kept above");
+    } else {
+      render(answer, "the connection was cut");
+      showStatus("incomplete", `incomplete: the connection was cut before message_stop (${error.message}); the answer above is partial`);
+    }
     return;
   }
-  render(answer);
-  if (answer.error) showStatus("error", `error: ${answer.error.type}: ${answer.error.message}; the answer above is partial`);
-  else if (!answer.complete) showStatus("incomplete", "incomplete: the stream ended before message_stop; the answer above is partial");
-  else if (answer.message.stop_reason === "refusal") {
+  if (answer.error) {
+    render(answer, "an error ended the stream");
+    showStatus("error", `error: ${answer.error.type}: ${answer.error.message}; the answer above is partial`);
+  } else if (!answer.complete) {
+    render(answer, "the stream ended");
+    showStatus("incomplete", "incomplete: the stream ended before message_stop; the answer above is partial");
+  } else if (answer.message.stop_reason === "refusal") {
     // The model declined after it had started: what was shown is taken back (notebook 06).
+    render(answer, "");
     $("answer").textContent = "";
     showStatus("error", "refused: the model declined to go on; the text shown while it streamed is withdrawn");
-  } else showStatus("done", `done: stop_reason ${answer.message.stop_reason}`);
+  } else {
+    render(answer, "");
+    showStatus("done", `done: stop_reason ${answer.message.stop_reason}`);
+  }
 }
+
+// What answers: a recorded stream, replayed whatever the prompt, or a model (app.py's /about).
+async function showSource() {
+  const about = await fetch("/about").then((response) => response.json()).catch(() => null);
+  if (about === null) return;
+  $("source").textContent = about.replaying === null
+    ? `Answers come from the Messages API (${about.model}).`
+    : `Offline replay: whatever you ask, the answer is the same recorded stream, ${about.replaying}, ` +
+      "replayed by the local replay server; no model reads your prompt. " +
+      "Start the page with ANTHROPIC_API_KEY set to ask a real model.";
+  $("source").hidden = false;
+}
+showSource();
 
 $("ask").addEventListener("submit", async (submitted) => {
   submitted.preventDefault();

@@ -375,12 +375,11 @@ def render_strings(frame: Frame, lang: str = "en") -> dict[str, str]:
 # -- layout ------------------------------------------------------------------------
 
 
-def legend(lang: str = "en") -> str:
-    """The key to the panels' marks, below them (HTML), in `lang`."""
-    return str(LAYOUT_MACROS.legend(lang))
-
-
-LEGEND = legend()  # in English
+def legend(lang: str = "en", panels: Sequence[str] | None = None) -> str:
+    """The key to the marks the panels named in `panels` (all for None) draw, below them
+    (HTML), in `lang`: the chunk's highlight only with the bytes panel, escapes and half
+    characters only with a panel of bytes (bytes, lines), and so on; "" when none."""
+    return str(LAYOUT_MACROS.legend(chosen_panels(panels), lang))
 
 # (slot, stage number, title, subtitle, extra CSS classes of the panel, of its body); the title
 # and subtitle in English (in another language: `i18n.STEPPER`'s "panel_<slot>", "sub_<slot>").

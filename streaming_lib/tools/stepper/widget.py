@@ -139,7 +139,10 @@ class StreamStepper(widgets.VBox):
             options=[(say[label], (ms, by)) for label, ms, by in SPEEDS],
             value=(interval, 1) if (interval, 1) in [(ms, by) for _, ms, by in SPEEDS] else None,
             description=say["speed"],
-            layout=widgets.Layout(width="150px"),
+            # Its label as wide as its words, and room for the longest choice ("fastest"):
+            # a 150 px menu with the default label width cut "normal" short.
+            style={"description_width": "initial"},
+            layout=widgets.Layout(width="200px"),
         )
         self.speed.observe(self._on_speed, "value")
         self._link: Any = None  # the jslink of Play to the slider on screen
