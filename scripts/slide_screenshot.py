@@ -8,7 +8,7 @@ loads (`python scripts/slides.py vendor`).
 
     .venv/bin/python scripts/slide_screenshot.py
 
-tests/test_slides.py opens the decks with the same helpers (`served`, `Offline`, `show`).
+tests/test_slides.py opens the decks with the same helpers (`served`, `Offline`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,15 @@ import io
 import re
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
+from starlette.applications import Starlette
+from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from streaming_lib.lab.threaded import ThreadedServer
@@ -41,20 +44,27 @@ def served(folder: Path) -> Iterator[str]:
     """`folder` over HTTP on 127.0.0.1, at a free port, while the block runs: its URL.
     (Starlette's static files, by the course's threaded uvicorn server; a link in `folder`,
     as to the local copies, is followed.)"""
-    with ThreadedServer(StaticFiles(directory=folder, follow_symlink=True)) as server:
+    files = StaticFiles(directory=folder, follow_symlink=True)
+    with ThreadedServer(Starlette(routes=[Mount("/", files)])) as server:  # a 404 is quiet
         yield server.url
 
 
 class Offline:
-    """Keeps a playwright page to 127.0.0.1: every request elsewhere is aborted and listed
-    in `blocked`; every load that fails (those, and an answer of HTTP 4xx or 5xx: a file
-    missing) is listed in `failed`."""
+    """A playwright page kept to 127.0.0.1, that opens decks: every request elsewhere is
+    aborted and listed in `blocked`; every load that fails (those, and an answer of HTTP
+    4xx or 5xx: a file missing) is listed in `failed`."""
+
+    QUIET = 0.5  # seconds with no request under way: the deck has loaded what it loads
 
     def __init__(self, page: Any) -> None:
+        self.page = page
         self.blocked: list[str] = []
         self.failed: list[str] = []
+        self.loading: set[Any] = set()  # the requests under way
         page.route("**/*", self._route)
-        page.on("requestfailed", lambda request: self.failed.append(request.url))
+        page.on("request", lambda request: self.loading.add(request))
+        page.on("requestfinished", lambda request: self.loading.discard(request))
+        page.on("requestfailed", self._failed)
         page.on("response", self._answered)
 
     def _route(self, route: Any) -> None:
@@ -65,32 +75,41 @@ class Offline:
             self.blocked.append(url)
             route.abort("blockedbyclient")
 
+    def _failed(self, request: Any) -> None:
+        self.loading.discard(request)
+        self.failed.append(request.url)
+
     def _answered(self, response: Any) -> None:
         if not response.ok:
             self.failed.append(f"{response.url} (HTTP {response.status})")
 
+    def open(self, url: str, reload: bool = False) -> None:
+        """Open `url` (a deck), or go there and load it again, and wait until reveal.js runs
+        and no request has been under way for QUIET seconds (leaving sooner would cut loads
+        short: failed loads). TimeoutError after 30 seconds."""
+        self.page.goto(url)
+        if reload:
+            self.page.reload()
+        self.page.wait_for_selector(".reveal.ready")
+        deadline, quiet_since = time.monotonic() + 30, time.monotonic()
+        while time.monotonic() - quiet_since < self.QUIET:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{url} still loads {[r.url for r in self.loading]}")
+            self.page.wait_for_timeout(100)  # playwright's events arrive while it waits
+            if self.loading:
+                quiet_since = time.monotonic()
 
-def show(page: Any, deck_url: str, selector: str, text: str = "") -> str:
-    """Open the deck at `deck_url` in `page` (playwright) at its first slide that holds an
-    element matching `selector` whose text holds `text`, with everything the deck loads
-    loaded; the slide's address "h/v" (reveal's indices: a slide, and a slide below it).
-    LookupError if no slide holds one."""
-    opened(page, deck_url)
-    found = page.evaluate(ADDRESS_OF, [selector, text])
-    if found is None:
-        raise LookupError(f"no slide of {deck_url} holds {selector} with {text!r}")
-    opened(page, f"{deck_url}#/{found}", reload=True)  # no slide transition under way
-    return str(found)
-
-
-def opened(page: Any, url: str, reload: bool = False) -> None:
-    """Open `url` (a deck) in `page`, or go there and load it again, and wait until reveal.js
-    runs and nothing more is loading (leaving sooner would cut loads short: failed loads)."""
-    page.goto(url)
-    if reload:
-        page.reload()
-    page.wait_for_selector(".reveal.ready")
-    page.wait_for_load_state("networkidle")
+    def show(self, deck_url: str, selector: str, text: str = "") -> str:
+        """Open the deck at `deck_url` at its first slide that holds an element matching
+        `selector` whose text holds `text`, with everything the deck loads loaded; the
+        slide's address "h/v" (reveal's indices: a slide, and a slide below it).
+        LookupError if no slide holds one."""
+        self.open(deck_url)
+        found = self.page.evaluate(ADDRESS_OF, [selector, text])
+        if found is None:
+            raise LookupError(f"no slide of {deck_url} holds {selector} with {text!r}")
+        self.open(f"{deck_url}#/{found}", reload=True)  # no slide transition under way
+        return str(found)
 
 
 # JavaScript: the address "h/v" of the first slide holding an element that matches the
@@ -120,7 +139,7 @@ def main(target: Path = OUT, vendor: Path = slides.VENDOR) -> None:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             offline = Offline(page)
             with served(out) as url:
-                show(page, f"{url}/{deck.name}", ".jp-CodeCell", CODE)
+                offline.show(f"{url}/{deck.name}", ".jp-CodeCell", CODE)
             if offline.blocked or offline.failed:
                 raise SystemExit(f"blocked {offline.blocked}, failed {offline.failed}")
             shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")

@@ -41,8 +41,10 @@ heading starts its own), and the stepper gets a slide of its own.
 from __future__ import annotations
 
 import argparse
+import base64
 import copy
 import json
+import mimetypes
 import os
 import re
 import shutil
@@ -72,6 +74,8 @@ VENDORED = {
     "mermaid": "11.10.0",
 }
 HEADING = re.compile(r"#{1,6} ")
+# ![alt](src), as the lessons write one: the alt text may hold [brackets], in pairs.
+IMAGE = re.compile(r"!\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(([^)\s]+)\)")
 STEPPER = 'class="ss-root'  # the root element of the stepper's HTML (stepper/templates)
 
 
@@ -148,18 +152,45 @@ def is_stepper(cell: nbformat.NotebookNode) -> bool:
     )
 
 
-def for_slides(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def embed_images(source: str, folder: Path) -> str:
+    """A markdown cell's text with each image it shows from a file (its path relative to
+    `folder`, the notebook's) put inside it as a data: URL, so that a deck is one file
+    that shows its pictures wherever it is copied. Other images stay as they are.
+
+    >>> embed_images("![a dot](dot.svg)", Path("/nowhere"))  # no such file
+    '![a dot](dot.svg)'
+    """
+
+    def inline(image: re.Match[str]) -> str:
+        alt, src = image[1], image[2]
+        file = folder / src
+        if "://" in src or src.startswith("data:") or not file.is_file():
+            return image[0]
+        kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        data = base64.b64encode(file.read_bytes()).decode("ascii")
+        return f"![{alt}](data:{kind};base64,{data})"
+
+    return IMAGE.sub(inline, source)
+
+
+def for_slides(
+    notebook: nbformat.NotebookNode, folder: Path | None = None
+) -> nbformat.NotebookNode:
     """A copy of `notebook` cut for the screen (the notebook itself is left as it is):
 
     - a markdown cell holding a heading below some text is cut there (`split_at_headings`),
       and each piece gets the slide type its text gives it (`slide_type`): the text above
       stays on the slide before, the heading starts a slide;
     - a cell whose output is the stepper starts a slide below the one before it, and the
-      cell after it starts another, so the stepper is alone on its slide, top at the top.
+      cell after it starts another, so the stepper is alone on its slide, top at the top;
+    - with `folder` (the notebook's), the images its markdown shows from files are put
+      inside the deck (`embed_images`).
     """
     cut = copy.deepcopy(notebook)
     cells: list[nbformat.NotebookNode] = []
     for cell in cut.cells:
+        if folder is not None and cell.cell_type == "markdown":
+            cell.source = embed_images(cell.source, folder)
         pieces = split_at_headings(cell.source) if cell.cell_type == "markdown" else []
         if len(pieces) < 2:
             cells.append(cell)
@@ -241,7 +272,7 @@ def build(
         folder.mkdir(parents=True, exist_ok=True)
         slides = exporter(vendor, folder, edition)
         for path in chosen:
-            notebook = for_slides(nbformat.read(path, as_version=4))
+            notebook = for_slides(nbformat.read(path, as_version=4), path.parent)
             body, _ = slides.from_notebook_node(notebook, {"metadata": {"name": path.stem}})
             deck = folder / f"{path.stem}.slides.html"
             deck.write_text(body, encoding="utf-8")

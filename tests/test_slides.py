@@ -149,6 +149,33 @@ def test_in_the_decks_every_section_heading_opens_its_piece_and_every_stepper_is
     assert sum(map(slides.is_stepper, pieces)) == calls  # each call's output is a stepper
 
 
+def test_a_picture_shown_from_a_file_goes_inside_the_deck_and_a_web_address_stays(tmp_path):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "images" / "dot.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
+    lesson = tmp_path / "zh"  # the Chinese edition's folder: its pictures are one level up
+    lesson.mkdir()
+    text = "See ![a dot, content[0]](../images/dot.svg), ![a logo](https://example.org/logo.png)."
+    assert slides.embed_images(text, lesson) == (
+        "See ![a dot, content[0]](data:image/svg+xml;base64,"
+        "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=)"
+        ", ![a logo](https://example.org/logo.png)."
+    )
+
+
+@pytest.mark.parametrize(
+    "path", BOTH_EDITIONS, ids=[str(p.relative_to(ROOT)) for p in BOTH_EDITIONS]
+)
+def test_every_picture_a_lesson_shows_from_a_file_is_found_and_goes_inside_its_deck(path):
+    notebook = read_committed(path)
+    cells = slides.for_slides(notebook, path.parent).cells
+    from_file = re.compile(r"\]\((?!data:|https?://)[^)\s]+\.(?:png|svg|jpe?g|gif)\)")
+    assert [
+        m for c in cells if c.cell_type == "markdown" for m in from_file.findall(c.source)
+    ] == []
+    pictures = sum(len(from_file.findall(c.source)) for c in notebook.cells)
+    assert sum(c.source.count("](data:image/") for c in cells) == pictures
+
+
 def test_a_deck_built_with_local_copies_loads_nothing_from_elsewhere(tmp_path):
     vendor = tmp_path / "slides" / "vendor"  # as in build/slides
     for name, version in slides.VENDORED.items():  # what build checks: the versions
@@ -235,7 +262,7 @@ def test_a_deck_opens_offline_with_its_long_code_wrapped_and_the_stepper_on_its_
             deck_url = f"{url}/{deck.relative_to(out).as_posix()}"
 
             # The stepper: alone on its slide, its top in sight, its scripts running.
-            shots.show(page, deck_url, ".ss-root")
+            offline.show(deck_url, ".ss-root")
             current = page.locator(".reveal .slides section.present:not(.stack)")
             assert current.locator(".jp-Cell").count() == 1
             stepper = current.locator(".ss-root")
@@ -243,9 +270,9 @@ def test_a_deck_opens_offline_with_its_long_code_wrapped_and_the_stepper_on_its_
             assert 0 <= stepper.bounding_box()["y"] < 800 / 2
 
             # The longest line of code: too long for the slide, so it wraps inside it.
-            shots.opened(page, deck_url)
+            offline.open(deck_url)
             line = page.evaluate(LONGEST_CODE)
-            shots.show(page, deck_url, ".jp-InputArea-editor pre", line)
+            offline.show(deck_url, ".jp-InputArea-editor pre", line)
             page.evaluate(LONGEST_CODE)  # the same box, marked again in the reloaded page
             size = page.evaluate(MEASURE_CODE)
             assert size["unwrapped"]["width"] > size["wrapped"]["room"], f"fits: {line!r}"
