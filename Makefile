@@ -80,8 +80,8 @@ bench: $(BIN)/.installed
 notebooks: $(BIN)/.installed
 	$(BIN)/python scripts/execute_notebooks.py
 
-# The lessons as reveal.js slide decks in build/slides/ (they load reveal.js from a CDN;
-# scripts/slides.py vendor, then build --vendor build/slides/vendor, for offline decks).
+# The lessons as reveal.js slide decks in build/slides/ and build/slides/zh/; offline once
+# scripts/slides.py vendor has fetched what they load into build/slides/vendor, else from CDNs.
 slides: $(BIN)/.installed
 	$(BIN)/python scripts/slides.py build
 

@@ -1,12 +1,16 @@
-"""The lessons as slide decks: every cell's slide type follows the lesson, and a deck
-built by scripts/slides.py shows a code cell with its output in a real browser.
+"""The lessons as slide decks: every cell's slide type follows the lesson, a deck is cut so
+each slide holds one idea (a heading starts a slide, the stepper has one of its own), and a
+deck of each edition, built by scripts/slides.py, opens offline in a real browser with its
+code inside the slide.
 
-The browser test needs Debian's chromium, the playwright package and local copies of
-reveal.js, jQuery and RequireJS (`python scripts/slides.py vendor`, which `.ci/run`
-runs; it uses npm). Without them it is skipped, saying which is missing.
+The browser test needs Debian's chromium, the playwright package and the local copies of
+what a deck loads (`python scripts/slides.py vendor`, which `.ci/run` runs; it uses npm).
+Without them it is skipped, saying which is missing.
 """
 
 import importlib.util
+import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -14,19 +18,37 @@ import pytest
 from committed import read as read_committed
 
 ROOT = Path(__file__).resolve().parent.parent
-VENDOR = ROOT / "build" / "slides" / "vendor"
-CHROMIUM = Path("/usr/bin/chromium")
 
 
-def load_slides():
-    spec = importlib.util.spec_from_file_location("slides", ROOT / "scripts" / "slides.py")
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-slides = load_slides()
+slides = load("slides")
+shots = load("slide_screenshot")  # opens a deck in a browser, offline
+CHROMIUM = shots.CHROMIUM
 LESSONS = slides.lessons()
+BOTH_EDITIONS = slides.lessons("en") + slides.lessons("zh")
+
+
+def cell(kind, source, tags=(), slide_type=None):
+    made = (nbformat.v4.new_markdown_cell if kind == "md" else nbformat.v4.new_code_cell)(source)
+    made.metadata["tags"] = list(tags)
+    if slide_type is not None:
+        made.metadata["slideshow"] = {"slide_type": slide_type}
+    return made
+
+
+def cut(*cells):
+    """The (slide type, source) of each cell of a notebook of `cells`, cut for the screen."""
+    notebook = nbformat.v4.new_notebook(cells=list(cells))
+    return [
+        (part.metadata["slideshow"]["slide_type"], part.source)
+        for part in slides.for_slides(notebook).cells
+    ]
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
@@ -43,13 +65,6 @@ def test_every_cell_of_a_lesson_has_the_slide_type_its_place_gives_it(path):
 
 
 def test_headings_start_slides_predictions_reveal_their_answer_and_references_stay_off():
-    def cell(kind, source, tags=()):
-        made = (nbformat.v4.new_markdown_cell if kind == "md" else nbformat.v4.new_code_cell)(
-            source
-        )
-        made.metadata["tags"] = list(tags)
-        return made
-
     predict = cell("md", "**Predict.** How many lines?", ["predict"])
     assert slides.slide_type(cell("md", "## 2. The rules"), None) == "slide"
     assert slides.slide_type(cell("md", "### Rule 1"), None) == "subslide"
@@ -59,58 +74,220 @@ def test_headings_start_slides_predictions_reveal_their_answer_and_references_st
     assert slides.slide_type(cell("md", "Some words."), None) == "-"
 
 
+def test_a_heading_below_an_answer_starts_its_slide_and_the_answer_stays_with_its_question():
+    assert cut(
+        cell("md", "## 1. Chunks\n\nHow many chunks end an event?", slide_type="slide"),
+        cell("code", "print(ends)", slide_type="-"),
+        cell("md", "One: the last.\n\n## 2. A splitter\n\nKeep a buffer.", slide_type="slide"),
+        cell("code", "def split(): ...", slide_type="-"),
+    ) == [
+        ("slide", "## 1. Chunks\n\nHow many chunks end an event?"),
+        ("-", "print(ends)"),
+        ("-", "One: the last."),
+        ("slide", "## 2. A splitter\n\nKeep a buffer."),
+        ("-", "def split(): ..."),
+    ]
+
+
+def test_a_cell_is_cut_before_each_section_it_starts_and_a_sub_heading_is_a_slide_below():
+    assert slides.split_at_headings(
+        "# 00 · Start\n\nGoals.\n\n## Builds\n\nA.\n\n### How\n\nB."
+    ) == [
+        "# 00 · Start\n\nGoals.",
+        "## Builds\n\nA.",
+        "### How\n\nB.",
+    ]
+    assert [kind for kind, _ in cut(cell("md", "Text.\n\n### Live\n\nMore."))] == ["-", "subslide"]
+
+
+def test_a_heading_right_below_another_or_a_comment_in_a_code_block_cuts_nothing():
+    rules = "## 3. The rules\n\n### A line is a field\n\nThe name is before the colon."
+    commands = "How to run it:\n\n```bash\n# the first time\nmake lab\n```\n\nThen test."
+    assert slides.split_at_headings(rules) == [rules]
+    assert slides.split_at_headings(commands) == [commands]
+
+
+def test_tags_go_with_each_piece_so_a_hidden_answer_stays_hidden_whole():
+    pieces = cut(cell("md", "**Answer.** x\n\n## Why\n\nBecause.", ["reference"], "skip"))
+    assert pieces == [("skip", "**Answer.** x"), ("skip", "## Why\n\nBecause.")]
+
+
+def stepper_cell(slide_type="-"):
+    made = cell("code", 'StreamStepper("fixture")', slide_type=slide_type)
+    html = '<div class="ss-root ss-static" id="ss-1">…</div>'
+    made.outputs = [nbformat.v4.new_output("display_data", {"text/html": html})]
+    return made
+
+
+def test_the_stepper_gets_a_slide_of_its_own_below_the_text_that_introduces_it():
+    assert [
+        kind
+        for kind, _ in cut(
+            cell("md", "### Watch it: the stepper\n\nStop at step 87.", slide_type="subslide"),
+            stepper_cell(),
+            cell("md", "What you saw at step 88.", slide_type="-"),
+            cell("md", "## 6. Next section", slide_type="slide"),
+        )
+    ] == ["subslide", "subslide", "subslide", "slide"]
+
+
+@pytest.mark.parametrize(
+    "path", BOTH_EDITIONS, ids=[str(p.relative_to(ROOT)) for p in BOTH_EDITIONS]
+)
+def test_in_the_decks_every_section_heading_opens_its_piece_and_every_stepper_is_recognised(path):
+    notebook = read_committed(path)
+    pieces = slides.for_slides(notebook).cells
+    late = [
+        piece.source[:60]
+        for piece in pieces
+        if piece.cell_type == "markdown"
+        and re.search(r"^#{1,3} ", re.sub(r"```.*?```", "", piece.source, flags=re.S), re.M)
+        and not piece.source.startswith("#")
+    ]
+    assert late == [], "a heading below text in one slide piece"
+    calls = sum("Stepper(" in c.source for c in notebook.cells if c.cell_type == "code")
+    assert sum(map(slides.is_stepper, pieces)) == calls  # each call's output is a stepper
+
+
+def test_a_picture_shown_from_a_file_goes_inside_the_deck_and_a_web_address_stays(tmp_path):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "images" / "dot.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
+    lesson = tmp_path / "zh"  # the Chinese edition's folder: its pictures are one level up
+    lesson.mkdir()
+    text = "See ![a dot, content[0]](../images/dot.svg), ![a logo](https://example.org/logo.png)."
+    assert slides.embed_images(text, lesson) == (
+        "See ![a dot, content[0]](data:image/svg+xml;base64,"
+        "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=)"
+        ", ![a logo](https://example.org/logo.png)."
+    )
+
+
+@pytest.mark.parametrize(
+    "path", BOTH_EDITIONS, ids=[str(p.relative_to(ROOT)) for p in BOTH_EDITIONS]
+)
+def test_every_picture_a_lesson_shows_from_a_file_is_found_and_goes_inside_its_deck(path):
+    notebook = read_committed(path)
+    cells = slides.for_slides(notebook, path.parent).cells
+    from_file = re.compile(r"\]\((?!data:|https?://)[^)\s]+\.(?:png|svg|jpe?g|gif)\)")
+    assert [
+        m for c in cells if c.cell_type == "markdown" for m in from_file.findall(c.source)
+    ] == []
+    pictures = sum(len(from_file.findall(c.source)) for c in notebook.cells)
+    assert sum(c.source.count("](data:image/") for c in cells) == pictures
+
+
+def test_a_deck_built_with_local_copies_loads_nothing_from_elsewhere(tmp_path):
+    vendor = tmp_path / "slides" / "vendor"  # as in build/slides
+    for name, version in slides.VENDORED.items():  # what build checks: the versions
+        (vendor / name).mkdir(parents=True)
+        (vendor / name / "package.json").write_text(json.dumps({"version": version}))
+    decks = slides.build(vendor, tmp_path / "slides", only=["02"])
+    assert [deck.relative_to(tmp_path / "slides").as_posix() for deck in decks] == [
+        "02_chunks_to_lines.slides.html",
+        "zh/02_chunks_to_lines.slides.html",
+    ]
+    for deck in decks:
+        html = deck.read_text(encoding="utf-8")
+        loads = re.findall(r'<(?:script|link|img)\b[^>]*?\b(?:src|href)="([^"]+)"', html)
+        loads += re.findall(r"""\bimport\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]""", html)
+        assert loads, "found no file the deck loads"
+        local = ("./vendor/", "../vendor/", "data:")
+        assert [url for url in loads if not url.startswith(local)] == []
+    assert '<html lang="zh">' in decks[1].read_text(encoding="utf-8")
+
+
+def test_a_folder_of_copies_at_other_versions_is_refused_with_the_command_that_fetches_them(
+    tmp_path,
+):
+    (tmp_path / "reveal.js").mkdir()
+    (tmp_path / "reveal.js" / "package.json").write_text('{"version": "3.9.2"}')
+    with pytest.raises(SystemExit, match=r"lacks reveal\.js, .*scripts/slides\.py vendor"):
+        slides.build(tmp_path, tmp_path / "slides", only=["02"])
+
+
 def browser_missing():
     if not CHROMIUM.exists():
         return f"needs {CHROMIUM} (apt-get install chromium)"
     if importlib.util.find_spec("playwright") is None:
         return "needs the playwright package"
-    if not (VENDOR / "reveal.js" / "dist" / "reveal.js").exists():
-        return "needs build/slides/vendor: python scripts/slides.py vendor (uses npm)"
+    if lacking := slides.missing_from(slides.VENDOR):
+        return f"needs {', '.join(lacking)} in build/slides/vendor: scripts/slides.py vendor (npm)"
     return None
+
+
+# JavaScript: the code box (<pre>) of the deck with the longest line, and where it is.
+LONGEST_CODE = """() => {
+    const boxes = Array.from(document.querySelectorAll(".reveal .jp-InputArea-editor pre"));
+    const longest = (pre) => Math.max(...pre.textContent.split("\\n").map((line) => line.length));
+    const box = boxes.reduce((a, b) => (longest(b) > longest(a) ? b : a));
+    box.id = "longest-code";
+    return box.textContent.split("\\n").find((line) => line.length === longest(box));
+}"""
+
+# JavaScript: the longest code box's width and height as shown, and as they would be
+# unwrapped; the slide's width.
+MEASURE_CODE = """() => {
+    const box = document.getElementById("longest-code");
+    const slide = box.closest("section").getBoundingClientRect();
+    const shown = box.getBoundingClientRect();
+    const wrapped = {height: box.scrollHeight, width: box.scrollWidth, room: box.clientWidth};
+    box.style.whiteSpace = "pre";
+    const unwrapped = {height: box.scrollHeight, width: box.scrollWidth};
+    box.style.whiteSpace = "";
+    return {slide: [slide.left, slide.right], box: [shown.left, shown.right], wrapped, unwrapped};
+}"""
 
 
 @pytest.mark.browser
 @pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing()))
-def test_a_deck_opens_in_a_browser_and_shows_a_code_cell_with_its_output(tmp_path):
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_a_deck_opens_offline_with_its_long_code_wrapped_and_the_stepper_on_its_own_slide(
+    tmp_path, edition
+):
     from playwright.sync_api import expect, sync_playwright
 
     out = tmp_path / "slides"
-    slides.build(VENDOR, out, only=["01_sse_wire_format"])
-    deck = out / "01_sse_wire_format.slides.html"
-    with sync_playwright() as playwright:
+    out.mkdir()
+    (out / "vendor").symlink_to(slides.VENDOR)  # served beside the decks, as built
+    (deck,) = slides.build(out / "vendor", out, only=["02_chunks_to_lines"], editions=(edition,))
+    with sync_playwright() as playwright, shots.served(out) as url:
         browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
+            executable_path=str(CHROMIUM), args=shots.CHROMIUM_ARGS
         )
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
+            offline = shots.Offline(page)
             errors = []
             page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(deck.as_uri())
-            expect(page.locator(".reveal.ready")).to_have_count(1)  # reveal.js is running
-            # The first slide that holds a code cell with an output, found in the deck's
-            # sections (a slide, or a slide below one): open it by its address, #/h/v.
-            where = page.evaluate(
-                """() => {
-                    const top = Array.from(document.querySelectorAll(".reveal .slides > section"));
-                    for (const [h, section] of top.entries()) {
-                        const below = Array.from(section.querySelectorAll(":scope > section"));
-                        for (const [v, slide] of (below.length ? below : [section]).entries()) {
-                            if (slide.querySelector(".jp-CodeCell .jp-InputArea")
-                                && slide.querySelector(".jp-OutputArea-output pre")) {
-                                return [h, v];
-                            }
-                        }
-                    }
-                    return null;
-                }"""
+            deck_url = f"{url}/{deck.relative_to(out).as_posix()}"
+
+            # The stepper: alone on its slide, its top in sight, its scripts running.
+            offline.show(deck_url, ".ss-root")
+            current = page.locator(".reveal .slides section.present:not(.stack)")
+            assert current.locator(".jp-Cell").count() == 1
+            stepper = current.locator(".ss-root")
+            expect(stepper.locator(".ss-slider")).to_be_visible()
+            assert 0 <= stepper.bounding_box()["y"] < 800 / 2
+
+            # The longest line of code: too long for the slide, so it wraps inside it.
+            offline.open(deck_url)
+            line = page.evaluate(LONGEST_CODE)
+            offline.show(deck_url, ".jp-InputArea-editor pre", line)
+            page.evaluate(LONGEST_CODE)  # the same box, marked again in the reloaded page
+            size = page.evaluate(MEASURE_CODE)
+            assert size["unwrapped"]["width"] > size["wrapped"]["room"], f"fits: {line!r}"
+            assert size["wrapped"]["width"] <= size["wrapped"]["room"], f"cut: {line!r}"
+            assert size["wrapped"]["height"] > size["unwrapped"]["height"]  # it went on below
+            assert size["slide"][0] <= size["box"][0] and size["box"][1] <= size["slide"][1]
+
+            # Everything it loaded came from 127.0.0.1, the local copies among it.
+            loaded = page.evaluate(
+                "() => performance.getEntriesByType('resource').map((entry) => entry.name)"
             )
-            assert where is not None, "no slide with a code cell and its output"
-            page.goto(f"{deck.as_uri()}#/{where[0]}/{where[1]}")
-            current = page.locator("section.present").last
-            expect(current.locator(".jp-CodeCell .jp-InputArea").first).to_be_visible()
-            expect(current.locator(".jp-OutputArea-output pre").first).to_be_visible()
-            assert page.locator(".reveal .slides section").count() > 5
-            # Offline, the template's MathJax hook (no math in the lessons) has no MathJax.
-            assert [error for error in errors if "MathJax" not in error] == []
+            for name, version in slides.VENDORED.items():
+                assert any(f"/vendor/{name}/" in address for address in loaded), (name, version)
+            assert offline.blocked == []
+            assert offline.failed == []
+            assert errors == []
         finally:
             browser.close()
