@@ -14,6 +14,7 @@
 #   make lock       rewrite constraints.txt from what .venv holds
 #   make slides     the lessons as slide decks, in build/slides/
 #   make cheatsheet the one-page cheat sheet, build/cheatsheet.pdf
+#   make lite       lessons 01-04 and the exercises in the browser (JupyterLite), build/site/lite/
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -24,7 +25,7 @@ BROWSER ?= yes
 LAB_OPTIONS := $(if $(PORT),--ServerApp.port=$(PORT)) $(if $(filter no,$(BROWSER)),--ServerApp.open_browser=False) \
 	$(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab lab-zh test check lock progress progress-zh bench notebooks exercises slides cheatsheet clean
+.PHONY: lab lab-zh test check lock progress progress-zh bench notebooks exercises slides cheatsheet lite clean
 
 # The versions installed are the exact ones of constraints.txt, so a new release
 # of anthropic, pydantic or jiter cannot change what the tests compare.
@@ -87,6 +88,12 @@ slides: $(BIN)/.installed
 # The one-page cheat sheet (teaching/cheatsheet.md) as build/cheatsheet.html and .pdf.
 cheatsheet: $(BIN)/.installed
 	$(BIN)/python scripts/cheatsheet.py
+
+# Lessons 01-04 and the exercises, both editions, as a static site that runs them in the
+# browser (JupyterLite, Python as WebAssembly), everything bundled: build/site/lite/, from the
+# commit (HEAD). Fetches Pyodide (npm) and the wheels (PyPI) once, into build/lite/.
+lite: $(BIN)/.installed
+	$(BIN)/python scripts/lite.py
 
 # Regenerates exercises/ from solutions/ (and exercises/zh/ from solutions/zh/), but never one holding a learner's answers
 # (it says which, and how to reset it: scripts/make_exercises.py --reset NN).
