@@ -13,7 +13,8 @@
 #   make check      ruff and mypy, as CI runs them before the tests
 #   make lock       rewrite constraints.txt from what .venv holds
 #   make slides     the lessons as slide decks, in build/slides/
-#   make cheatsheet the one-page cheat sheet, build/cheatsheet.pdf
+#   make cheatsheet the one-page cheat sheet, build/cheatsheet.pdf (and cheatsheet.zh-CN.pdf)
+#   make site       the course as a website, both editions, in build/site/ (open index.html)
 #   make lite       lessons 01-04 and the exercises in the browser (JupyterLite), build/site/lite/
 PYTHON ?= python3
 VENV ?= .venv
@@ -25,7 +26,7 @@ BROWSER ?= yes
 LAB_OPTIONS := $(if $(PORT),--ServerApp.port=$(PORT)) $(if $(filter no,$(BROWSER)),--ServerApp.open_browser=False) \
 	$(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab lab-zh test check lock progress progress-zh bench notebooks exercises slides cheatsheet lite clean
+.PHONY: lab lab-zh test check lock progress progress-zh bench notebooks exercises slides cheatsheet site lite clean
 
 # The versions installed are the exact ones of constraints.txt, so a new release
 # of anthropic, pydantic or jiter cannot change what the tests compare.
@@ -38,7 +39,7 @@ $(BIN)/.installed: pyproject.toml constraints.txt scripts/course.py
 	@echo "a few minutes without."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,providers]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,providers,site]'
 	$(BIN)/python scripts/course.py settings
 	touch $@
 
@@ -57,7 +58,7 @@ test: $(BIN)/.installed
 	$(BIN)/python -m pytest --nbval notebooks solutions --nbval-sanitize-with notebooks/sanitize.cfg
 
 check: $(BIN)/.installed
-	$(BIN)/ruff check streaming_lib tests benchmarks scripts exercises
+	$(BIN)/ruff check streaming_lib tests benchmarks scripts exercises site
 	$(BIN)/mypy
 
 lock: $(BIN)/.installed
@@ -85,9 +86,18 @@ notebooks: $(BIN)/.installed
 slides: $(BIN)/.installed
 	$(BIN)/python scripts/slides.py build
 
-# The one-page cheat sheet (teaching/cheatsheet.md) as build/cheatsheet.html and .pdf.
+# The one-page cheat sheet (teaching/cheatsheet.md) as build/cheatsheet.html and .pdf,
+# and the Chinese one (teaching/zh/cheatsheet.md) as build/cheatsheet.zh-CN.html and .pdf.
 cheatsheet: $(BIN)/.installed
 	$(BIN)/python scripts/cheatsheet.py
+
+# The course as a website (Sphinx, MyST-NB, sphinx-book-theme; configured in site/conf.py):
+# the notebooks with their stored outputs, never re-run; offline. Any Sphinx warning fails it,
+# and so does a broken internal link (site/check.py, which lists the external ones).
+site: $(BIN)/.installed
+	$(BIN)/sphinx-build -q -E -W --keep-going -b html -c site -d build/.site-doctrees . build/site
+	$(BIN)/python site/check.py build/site
+	@echo "The site: build/site/index.html"
 
 # Lessons 01-04 and the exercises, both editions, as a static site that runs them in the
 # browser (JupyterLite, Python as WebAssembly), everything bundled: build/site/lite/, from the

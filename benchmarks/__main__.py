@@ -139,6 +139,8 @@ def write(results: dict[str, Any], directory: Path) -> list[Path]:
     if "preview" in results:
         paths.append(directory / "preview_scaling.png")
         plot_preview(results["preview"], paths[-1])
+        paths.append(directory / "preview_scaling.zh.png")  # the Chinese edition's bonus 04
+        plot_preview(results["preview"], paths[-1], lang="zh")
     if "decode" in results:
         paths.append(directory / "decode_throughput.png")
         plot_decode(results["decode"], paths[-1])

@@ -82,7 +82,8 @@ def setup() -> Path:
     print("at the versions in constraints.txt. Once only; a few minutes.", flush=True)
     venv.create(VENV, with_pip=True)
     run(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    extras = ".[dev,providers]"  # providers: the other wires' SDKs (the bonus lesson's referees)
+    # providers: the other wires' SDKs (the bonus lesson's referees); site: the website's Sphinx
+    extras = ".[dev,providers,site]"
     run(python, "-m", "pip", "install", "--quiet", "-c", "constraints.txt", "-e", extras)
     run(python, "scripts/course.py", "settings")
     marker.touch()

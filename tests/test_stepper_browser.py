@@ -479,6 +479,34 @@ def cjk_font_missing() -> str | None:
     return None
 
 
+def glyphs_drawn(element, chars: list[str]) -> dict:
+    """How `chars` are drawn in `element`'s own font: each one's pixels ("glyphs"), those of a
+    code point no font has ("box"), and each one's width in ems ("widths").
+
+    Where no font has a glyph for a character, every such character is the same box; with a
+    CJK font, each Chinese character is its own glyph, a full em wide."""
+    return element.evaluate(
+        """(element, chars) => {
+            const style = getComputedStyle(element);
+            const canvas = document.createElement("canvas");
+            canvas.width = canvas.height = 64;
+            const context = canvas.getContext("2d");
+            context.font = "40px " + style.fontFamily;
+            const image = (char) => {
+                context.clearRect(0, 0, 64, 64);
+                context.fillText(char, 4, 48);
+                return Array.from(context.getImageData(0, 0, 64, 64).data).join(",");
+            };
+            return {
+                glyphs: chars.map(image),
+                box: image("\\u{10FFFD}"),
+                widths: chars.map((char) => context.measureText(char).width / 40),
+            };
+        }""",
+        chars,
+    )
+
+
 HEADING = "01 · SSE 的线路格式"
 
 
@@ -511,29 +539,7 @@ def test_a_chinese_notebook_in_jupyterlab_shows_its_heading_in_real_glyphs_not_b
     page.goto(f"http://127.0.0.1:{lab_zh}/lab/tree/zh.ipynb?token={TOKEN}")
     heading = page.locator(".jp-RenderedMarkdown h1")
     expect(heading).to_contain_text(HEADING, timeout=60_000)
-    # Each character drawn in the heading's own font: where no font has a glyph for it, every
-    # character is the same box (that of a code point no font has); with a CJK font, each
-    # Chinese character is its own glyph, a full em wide.
-    drawn = heading.evaluate(
-        """(h1, chars) => {
-            const style = getComputedStyle(h1);
-            const canvas = document.createElement("canvas");
-            canvas.width = canvas.height = 64;
-            const context = canvas.getContext("2d");
-            context.font = "40px " + style.fontFamily;
-            const image = (char) => {
-                context.clearRect(0, 0, 64, 64);
-                context.fillText(char, 4, 48);
-                return Array.from(context.getImageData(0, 0, 64, 64).data).join(",");
-            };
-            return {
-                glyphs: chars.map(image),
-                box: image("\\u{10FFFD}"),
-                widths: chars.map((char) => context.measureText(char).width / 40),
-            };
-        }""",
-        ["线", "路", "格", "式"],
-    )
+    drawn = glyphs_drawn(heading, ["线", "路", "格", "式"])
     assert len(set(drawn["glyphs"])) == 4, "two Chinese characters were drawn the same"
     assert drawn["box"] not in drawn["glyphs"], "a Chinese character was drawn as a box"
     assert all(0.9 <= width <= 1.1 for width in drawn["widths"]), drawn["widths"]

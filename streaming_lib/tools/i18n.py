@@ -181,13 +181,13 @@ STEPPER: dict[str, dict[str, str]] = {
         "data lines": "个 data 行",
         "status_start": "还没有收到任何字节 · 整个流共 {total} 字节",
         "status_end": "流结束：连接已关闭，行解码器的缓冲已清空",
-        "status_chunk": "第 {step} 个数据块：字节 {start}–{end}（{size} B）· "
+        "status_chunk": "第 {step} 个分片：字节 {start}–{end}（{size} B）· "
         "已收到 {end} / {total} 字节",
         "status_step": "第 {step} / {last} 步",
         "status_complete": "✔ message_stop：消息已完整",
         "pending": "待处理的字节（pending）",
         "panel_bytes": "收到的字节",
-        "sub_bytes": "网络一块一块交来的内容",
+        "sub_bytes": "网络一个分片一个分片交来的内容",
         "panel_lines": "LineDecoder",
         "sub_lines": "字节 → 行",
         "panel_sse": "SSEDecoder",
@@ -200,7 +200,7 @@ STEPPER: dict[str, dict[str, str]] = {
         "sub_tools": "原始 JSON 缓冲区与不完整 JSON 的预览",
         "panel_stop": "stop_reason · usage",
         "sub_stop": "来自 message_delta",
-        "legend_chunk": "这一步送达的数据块",
+        "legend_chunk": "这一步送达的分片",
         "legend_escape": "不是可打印 ASCII 的字节，显示为转义"
         "（鼠标停在 UTF-8 字节上可看到它的字符）",
         "legend_split": "半个字符，正在等它的其余字节",
@@ -213,8 +213,8 @@ STEPPER: dict[str, dict[str, str]] = {
         "prev": "上一步",
         "next": "下一步（Shift+→：十步）",
         "step": "步",
-        "chunks": "数据块",
-        "chunk_size": "数据块大小",
+        "chunks": "分片",
+        "chunk_size": "分片大小",
         "speed": "速度",
         "slow": "慢",
         "normal": "正常",
@@ -226,7 +226,7 @@ STEPPER: dict[str, dict[str, str]] = {
         "event_by_event": "逐个事件",
         "one_byte": "1 字节",
         "n_bytes": "{size} 字节",
-        "one_event_per_chunk": "每个数据块一个事件",
+        "one_event_per_chunk": "每个分片一个事件",
         "chunks_of": "每块 {size}",
         "thinned": "本页只存了流的 {count} 步中均匀分布的 {shown} 步；notebook 里的步进器小部件"
         "（StreamStepper）能显示每一步。",
@@ -234,9 +234,9 @@ STEPPER: dict[str, dict[str, str]] = {
         "不会运行已保存输出里的脚本。",
         "page_note": "这个页面需要 JavaScript 才能逐步查看数据流。",
         "err_last": "客户端遇到第一个错误就停下：这是最后一步。",
-        "cut_char": "数据块在一个 UTF-8 字符中间结束：它的 {size} 个字节已到 {have} 个，"
+        "cut_char": "分片在一个 UTF-8 字符中间结束：它的 {size} 个字节已到 {have} 个，"
         "正在 <code>pending</code> 里等待",
-        "after_cr": "数据块以 CR 结束：下一个数据块若以 LF 开头，两者合成 CRLF",
+        "after_cr": "分片以 CR 结束：下一个分片若以 LF 开头，两者合成 CRLF",
         "lines_out_str": "输出的行（解码后的 str）",
         "lines_out": "输出的行",
         "no_line": "这一步没有行结束",
