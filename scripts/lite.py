@@ -86,11 +86,11 @@ UNPINNED = {"jsonschema", "jsonschema-specifications", "referencing", "rpds-py",
 FRONT_END_ONLY = {"jupyterlab-widgets", "widgetsnbextension"}
 COURSE_PACKAGE = "streaming-course"
 # The files offered, at their paths in the repository: lessons 01-04 and the exercises, in
-# both editions, and the figure lesson 03 shows.
+# both editions, and the figure lesson 03 shows (in each language).
 CONTENTS = [
     "notebooks/0[1-4]_*.ipynb",
     "notebooks/zh/0[1-4]_*.ipynb",
-    "notebooks/event_states.svg",
+    "notebooks/event_states*.svg",
     "exercises/[0-9][0-9]_*.ipynb",
     "exercises/zh/[0-9][0-9]_*.ipynb",
 ]
