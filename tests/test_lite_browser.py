@@ -23,25 +23,14 @@ from pathlib import Path
 
 import pytest
 from committed import read as read_committed
+from test_stepper_browser import CHROMIUM, CHROMIUM_ARGS, missing
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
 LESSON = "notebooks/02_chunks_to_lines.ipynb"
 KERNEL_START_MS = 600_000  # Pyodide compiled and started in the page, the course loaded
 RUN_ALL_MS = 600_000  # every cell of the lesson, in WebAssembly
-
-
-def missing() -> str | None:
-    if not CHROMIUM.exists():
-        return f"needs {CHROMIUM} (apt-get install chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "needs the playwright package (pip install playwright)"
-    return None
-
 
 if missing():
     pytest.skip(missing(), allow_module_level=True)
@@ -67,10 +56,11 @@ def unreachable(lite) -> str | None:
     )  # fmt: skip
     if npm.returncode != 0:
         return f"cannot reach the npm registry: {npm.stderr.strip()[-300:]}"
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory() as scratch:  # a wheel only PyPI has: jiter for Pyodide
         pypi = subprocess.run(
             [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", scratch,
-             "--only-binary", ":all:", "--platform", "any", "micropip"],
+             "--only-binary", ":all:", "--platform", "pyemscripten_2026_0_wasm32",
+             "--python-version", "3.14", "--implementation", "cp", "--abi", "cp314", "jiter"],
             capture_output=True, text=True, check=False,
         )  # fmt: skip
     if pypi.returncode != 0:
@@ -129,9 +119,7 @@ def site_url(site):
 @pytest.fixture
 def browser():
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
-        )
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             yield chromium
         finally:
