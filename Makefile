@@ -15,6 +15,7 @@
 #   make slides     the lessons as slide decks, in build/slides/
 #   make cheatsheet the one-page cheat sheet, build/cheatsheet.pdf (and cheatsheet.zh-CN.pdf)
 #   make site       the course as a website, both editions, in build/site/ (open index.html)
+#   make lite       lessons 01-04 and the exercises in the browser (JupyterLite), build/site/lite/
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -25,7 +26,7 @@ BROWSER ?= yes
 LAB_OPTIONS := $(if $(PORT),--ServerApp.port=$(PORT)) $(if $(filter no,$(BROWSER)),--ServerApp.open_browser=False) \
 	$(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab lab-zh test check lock progress progress-zh bench notebooks exercises slides cheatsheet site clean
+.PHONY: lab lab-zh test check lock progress progress-zh bench notebooks exercises slides cheatsheet site lite clean
 
 # The versions installed are the exact ones of constraints.txt, so a new release
 # of anthropic, pydantic or jiter cannot change what the tests compare.
@@ -97,6 +98,12 @@ site: $(BIN)/.installed
 	$(BIN)/sphinx-build -q -E -W --keep-going -b html -c site -d build/.site-doctrees . build/site
 	$(BIN)/python site/check.py build/site
 	@echo "The site: build/site/index.html"
+
+# Lessons 01-04 and the exercises, both editions, as a static site that runs them in the
+# browser (JupyterLite, Python as WebAssembly), everything bundled: build/site/lite/, from the
+# commit (HEAD). Fetches Pyodide (npm) and the wheels (PyPI) once, into build/lite/.
+lite: $(BIN)/.installed
+	$(BIN)/python scripts/lite.py
 
 # Regenerates exercises/ from solutions/ (and exercises/zh/ from solutions/zh/), but never one holding a learner's answers
 # (it says which, and how to reset it: scripts/make_exercises.py --reset NN).
