@@ -51,7 +51,8 @@ DOCS = sorted(
         *(REPO / "i18n").rglob("*.yml"),
     ]
 )
-MENTION = re.compile(r"\bstreaming_lib(?:\.[A-Za-z_][A-Za-z_0-9]*)+")
+# A name, not a file in a path (streaming_lib/locale/zh/LC_MESSAGES/streaming_lib.po).
+MENTION = re.compile(r"(?<![/\w])streaming_lib(?:\.[A-Za-z_][A-Za-z_0-9]*)+")
 
 
 def package_sources() -> list[Path]:
