@@ -16,6 +16,7 @@
 #   make cheatsheet the one-page cheat sheet, build/cheatsheet.pdf (and cheatsheet.zh-CN.pdf)
 #   make site       the course as a website, both editions, in build/site/ (open index.html)
 #   make lite       lessons 01-04 and the exercises in the browser (JupyterLite), build/site/lite/
+#   make messages   the library's message catalogues (streaming_lib/locale): extract, update, compile
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -26,7 +27,7 @@ BROWSER ?= yes
 LAB_OPTIONS := $(if $(PORT),--ServerApp.port=$(PORT)) $(if $(filter no,$(BROWSER)),--ServerApp.open_browser=False) \
 	$(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab lab-zh test check lock progress progress-zh bench notebooks exercises slides cheatsheet site lite clean
+.PHONY: lab lab-zh test check lock progress progress-zh bench notebooks exercises slides cheatsheet site lite messages clean
 
 # The versions installed are the exact ones of constraints.txt, so a new release
 # of anthropic, pydantic or jiter cannot change what the tests compare.
@@ -109,6 +110,11 @@ lite: $(BIN)/.installed
 # (it says which, and how to reset it: scripts/make_exercises.py --reset NN).
 exercises: $(BIN)/.installed
 	$(BIN)/python scripts/make_exercises.py
+
+# The words the library shows a person, one catalogue per language (scripts/messages.py):
+# the template from the code, each .po updated from it, each .mo compiled from its .po.
+messages: $(BIN)/.installed
+	$(BIN)/python scripts/messages.py
 
 clean:
 	rm -rf $(VENV)
