@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 from .lab.api import DEFAULT_MODEL
-from .language import current_language, languages, set_language
+from .language import current_language, languages, use_language
 from .tools.fixtures import MAIN_FIXTURE, stream_path
 
 
@@ -215,8 +215,14 @@ def run_my_client(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "lang", None):  # the library's own messages too: errors, verdicts
-        set_language(args.lang)
+    # --lang covers the library's own messages too (errors, verdicts), for this command only:
+    # a caller in the same process (a notebook, a test) keeps its language afterwards.
+    with use_language(getattr(args, "lang", None) or current_language()):
+        return run_command(args)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the command `args` names (parsed by `build_parser`); its exit status."""
     if args.command == "trace":
         from .tools.trace import run
 

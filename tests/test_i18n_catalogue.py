@@ -170,3 +170,12 @@ def test_the_front_ends_tables_read_their_words_from_the_catalogue():
     assert i18n.STEPPER["en"]["play"] == "▶ play"
     assert i18n.PROGRESS["zh"]["all_pass"] == "全部通过"
     assert i18n.TRACE["zh"]["event"] == "事件"
+
+
+def test_a_command_run_in_process_with_lang_leaves_the_callers_language_as_it_was():
+    from streaming_lib.__main__ import main
+    from streaming_lib.language import current_language
+
+    set_language("en")
+    main(["trace", "--lang", "zh", "--chunk-size", "64"])
+    assert current_language() == "en"
