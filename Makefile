@@ -74,7 +74,7 @@ progress: $(BIN)/.installed
 progress-zh: $(BIN)/.installed
 	$(BIN)/python -m streaming_lib progress --lang zh
 	@echo
-	$(BIN)/python -m streaming_lib my-client --summary
+	$(BIN)/python -m streaming_lib my-client --summary --lang zh
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks

@@ -24,6 +24,10 @@ from pathlib import Path
 
 import pytest
 
+# The library speaks English in the tests whatever the person running them has exported
+# (the Chinese edition's notebooks say `set_language("zh")` themselves).
+os.environ.pop("STREAMING_LIB_LANG", None)
+
 ENVIRONMENT = "STREAMING_COURSE_MY_CLIENT"  # as streaming_lib.tools.my_client reads it
 _made = None
 if not os.environ.get(ENVIRONMENT):

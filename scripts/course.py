@@ -100,6 +100,23 @@ def write_settings(prefix: Path) -> Path:
     return path
 
 
+# JupyterLite's packages (for `make lite`) bring a JupyterLab extension meant for the
+# in-browser lab only; in the course's own JupyterLab it cannot load and logs an error.
+LITE_ONLY_EXTENSIONS = ("@jupyterlite/pyodide-kernel-extension",)
+
+
+def disable_lite_extensions() -> None:
+    """Disable the lite-only extensions in this environment's JupyterLab, with JupyterLab's
+    own `jupyter labextension disable --level=sys_prefix`."""
+    for name in LITE_ONLY_EXTENSIONS:
+        subprocess.run(
+            [sys.executable, "-m", "jupyter", "labextension", "disable", "--level=sys_prefix"]
+            + [name],
+            check=True,
+            capture_output=True,
+        )
+
+
 def lab_command(
     python: Path, first: str = FIRST_NOTEBOOK, *, port: int | None = None, browser: bool = True
 ) -> list[str]:
@@ -146,6 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.command == "settings":
         print(f"wrote {write_settings(Path(sys.prefix)).relative_to(sys.prefix)}")
+        disable_lite_extensions()
         return
     python = setup()
     if args.command == "lab":

@@ -76,6 +76,9 @@ html_theme_options = {
     "use_download_button": False,
     "use_fullscreen_button": False,
     "show_toc_level": 2,
+    # The pages of both editions share one order, so "previous" and "next" would cross from
+    # one language to the other: the sidebar of each edition is the way through instead.
+    "show_prev_next": False,
 }
 
 # -- the two editions ---------------------------------------------------------------

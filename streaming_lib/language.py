@@ -58,7 +58,20 @@ def languages() -> tuple[str, ...]:
 
 LANGS = languages()  # as the package was installed
 
-_language = os.environ.get(ENVIRONMENT_VARIABLE) or "en"
+
+
+def language_named(name: str) -> str | None:
+    """The language with a catalogue that `name` names, read as a locale is ("zh",
+    "zh-CN", "zh_CN.UTF-8" are all "zh"); None when no catalogue answers to it."""
+    tag = name.strip().split(".")[0].replace("-", "_").lower()
+    for candidate in (tag, tag.split("_")[0]):
+        if candidate in languages():
+            return candidate
+    return None
+
+
+# An unknown value in the environment leaves English: a message must never fail to print.
+_language = language_named(os.environ.get(ENVIRONMENT_VARIABLE) or "en") or "en"
 
 
 @cache
@@ -81,8 +94,8 @@ def set_language(lang: str) -> None:
     """Speak `lang` ("en", "zh", or any language with a catalogue) from now on: errors'
     messages, verdict reasons and the front ends' words. ValueError for another."""
     global _language
-    catalogue(lang)  # an unknown language fails here
-    _language = lang
+    catalogue(language_named(lang) or lang)  # an unknown language fails here
+    _language = language_named(lang) or lang
 
 
 @contextmanager

@@ -155,18 +155,19 @@ def test_an_sdk_run_over_budget_is_extrapolated_and_says_so():
     assert "SDK time extrapolated" in [t["note"] for t in targets(results)][0]
 
 
-def test_write_makes_the_json_and_both_plots(results, tmp_path):
+def test_write_makes_the_json_and_the_plots_the_chinese_one_included(results, tmp_path):
     paths = write(results, tmp_path)
     assert sorted(path.name for path in paths) == [
         "decode_throughput.png",
         "preview_scaling.png",
+        "preview_scaling.zh.png",
         "results.json",
     ]
     assert (
         json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))["targets"]
         == results["targets"]
     )
-    for name in ("decode_throughput.png", "preview_scaling.png"):
+    for name in ("decode_throughput.png", "preview_scaling.png", "preview_scaling.zh.png"):
         assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")
 
 
