@@ -138,7 +138,7 @@ def test_half_done_the_next_function_to_write_is_the_first_stub_on_the_way(tmp_p
     where = copy_of(REFERENCE, tmp_path / "my_client", ["lines", "sse"])
     status, out = run_command(capsys, "--dir", str(where))
     assert status == 1
-    assert out.endswith("Next: write on_message_start in my_client/accumulator.py (lesson 03).\n")
+    assert out.endswith("Next: write feed in my_client/accumulator.py (lesson 03).\n")
 
 
 def test_the_reference_answers_match_the_sdk_on_every_fixture_at_every_chunk_size(capsys):
@@ -197,4 +197,4 @@ def test_a_wrong_stage_behind_a_later_stub_is_named_before_the_table(tmp_path, c
     assert status == 1 and out.startswith(
         "lines: my_client/lines.py fails 'an empty chunk changes nothing' (lesson 02's checks)\n"
     )
-    assert out.endswith("Next: write on_message_start in my_client/accumulator.py (lesson 03).\n")
+    assert out.endswith("Next: write feed in my_client/accumulator.py (lesson 03).\n")

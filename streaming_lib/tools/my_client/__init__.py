@@ -30,9 +30,10 @@ The course's reference answers, the same as the lessons' collapsed ones, are in
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -40,6 +41,7 @@ from typing import Any
 
 from ... import fast
 from ...accumulator import MessageAccumulator, accumulate
+from ...errors import StreamError
 from ...events import decode_event
 from ...language import _
 from ...sse import parse_sse
@@ -53,7 +55,8 @@ from .relaying import (
 )
 from .reports import named, stub_words
 
-__all__ = ["STAGES", "Stage", "ensure", "first_failure", "folder", "load", "stage"]
+__all__ = ["STAGES", "Stage", "accumulator_of", "checks_of", "ensure", "first_failure", "folder"]
+__all__ += ["load", "message_of", "stage"]
 
 ENVIRONMENT = "STREAMING_COURSE_MY_CLIENT"  # a folder to use instead of ./my_client
 HERE = Path(__file__).resolve().parent
@@ -122,25 +125,59 @@ def events_of(module: ModuleType) -> Callable[[Iterable[str]], list[Any]]:
     return run
 
 
-HANDLED = ["message_start", "content_block_start", "content_block_delta"]
-HANDLED += ["content_block_stop", "message_delta"]
+class LearnersAccumulator:
+    """The learner's accumulator (`my_client/accumulator.py`, lesson 03) as one object:
+    `.feed(event)` one decoded event (a dict, as on the wire; the learner's `feed`, which
+    raises the library's typed errors), `.message` the message so far (dict, or None before
+    `message_start`: the partial message when a stream breaks), `.final_message()` the
+    learner's `final_message` (IncompleteStreamError before `message_stop`). The state is
+    `given.Accumulator`'s, in `.state`."""
+
+    def __init__(self, module: ModuleType, make_input: Callable[..., Any]) -> None:
+        self.module = module
+        self.state = given.Accumulator(make_input)
+
+    @property
+    def message(self) -> dict[str, Any] | None:
+        return self.state.message
+
+    def feed(self, event: dict[str, Any]) -> None:
+        self.module.feed(self.state, event)
+
+    def final_message(self) -> dict[str, Any]:
+        return self.module.final_message(self.state)
+
+
+def accumulator_of(
+    module: ModuleType, tool_input: Callable[..., Any] | None = None
+) -> Callable[[], LearnersAccumulator]:
+    """A factory of the learner's accumulators: each call gives a fresh `LearnersAccumulator`
+    (`.feed(event)`, `.message`, `.final_message()`). `tool_input`: the tool-input stage to
+    use (default: the course's reference answer)."""
+    make_input = tool_input or load("tool_input", REFERENCE).tool_input
+    return lambda: LearnersAccumulator(module, make_input)
+
+
+def _decoded(events: Iterable[Any]) -> Iterator[dict[str, Any]]:
+    """Each event as a dict: an SSE event's JSON decoded as the library does (a leaf; one
+    without a Messages API type is None and skipped), a dict as it is."""
+    for number, event in enumerate(events, 1):
+        decoded = event if isinstance(event, dict) else decode_event(event, number)
+        if decoded is not None:
+            yield decoded
 
 
 def message_of(
     module: ModuleType, tool_input: Callable[..., Any] | None = None
 ) -> Callable[[Iterable[Any]], dict[str, Any]]:
-    """The learner's accumulator: SSE events -> the final message (dict). Each event's JSON
-    is decoded as the library does (a leaf); `tool_input`: the tool-input stage to use
-    (default: the course's reference answer)."""
-    handlers = {kind: getattr(module, f"on_{kind}") for kind in HANDLED}
-    tool_input = tool_input or load("tool_input", REFERENCE).tool_input
+    """The learner's accumulator as a stage: events (SSE events, or dicts already decoded)
+    -> the final message (dict). `tool_input`: as for `accumulator_of`."""
+    new = accumulator_of(module, tool_input)
 
     def run(events: Iterable[Any]) -> dict[str, Any]:
-        acc = given.Accumulator(handlers, tool_input)
-        for number, sse in enumerate(events, 1):
-            event = decode_event(sse, number)
-            if event is not None:
-                acc.feed(event)
+        acc = new()
+        for event in _decoded(events):
+            acc.feed(event)
         return acc.final_message()
 
     return run
@@ -212,16 +249,168 @@ def sse_checks(run: Callable[..., Any]) -> list[Check]:
     ]
 
 
+def api_events(name: str) -> list[dict[str, Any]]:
+    """Fixture `name`'s Messages API events, decoded by the library (fresh dicts each call)."""
+    return list(_decoded(parse_sse(fast.iter_lines([read_fixture(name)]))))
+
+
+def outcome(run: Callable[..., Any], events: list[Any]) -> str:
+    """What `run(events)` does, as a word to compare: "a message", or the name of the
+    library's error it raised (an error event adds its type: "APIStreamError overloaded_error").
+    Any other exception propagates, to be reported as the learner's bug."""
+    try:
+        run(events)
+    except StreamError as error:
+        kind = getattr(error, "error_type", None)
+        return f"{type(error).__name__} {kind}" if kind else type(error).__name__
+    return "a message"
+
+
 def accumulator_checks(run: Callable[..., Any]) -> list[Check]:
-    """Lesson 03's rules, on an accumulator stage `run` (events -> message)."""
+    """Lesson 03's rules, on an accumulator stage `run` (events -> message), in the order a
+    learner writes them: the order rule, each handler in the order of the events, the end."""
+    stop = {"type": "message_stop"}
+    ping = {"type": "ping"}
 
-    def message_of_fixture(name: str) -> Callable[[], Any]:
-        return lambda: run(parse_sse(fast.iter_lines([read_fixture(name)])))
+    def events(name: str, upto: int | None = None, *more: dict[str, Any]) -> list[Any]:
+        return [*api_events(name)[:upto], *more]
 
-    names = ("text_only", "fixture", "two_message_deltas", "thinking")
+    def library(name: str) -> dict[str, Any]:
+        return accumulate(read_fixture(name))
+
+    def part(name: str, *keys: Any) -> Callable[[], Any]:
+        def get() -> Any:
+            found: Any = run(events(name))
+            for key in keys:
+                found = found[key]
+            return found
+
+        return get
+
+    def untouched_event() -> Any:  # the message_start event's own dict, after the stream
+        stream = events("fixture")
+        run(stream)
+        return stream[0]["message"]
+
+    first = api_events("fixture")
+    block_1 = first[9]["content_block"]  # content_block_start of the tool block
+    gap = {"type": "content_block_start", "index": 1, "content_block": block_1}
+    after_stop = {"type": "content_block_delta", "index": 0}
+    after_stop["delta"] = {"type": "text_delta", "text": "late"}
+    late_delta = {"type": "message_delta", "delta": {"stop_reason": "end_turn"}}
+    unknown = {"type": "content_block_pause", "index": 0}  # a type from after this code
     return [
-        (f"{name}: the library's message", message_of_fixture(name), accumulate(read_fixture(name)))
-        for name in names
+        (
+            str(_("feed: an event before message_start is refused")),
+            lambda: outcome(run, events("fixture")[1:]),
+            "EventOrderError",
+        ),
+        (
+            str(_("message_start: the message kept, content []")),
+            lambda: run(events("fixture", 1, stop)),
+            first[0]["message"],
+        ),
+        (
+            str(_("a second message_start is refused")),
+            lambda: outcome(run, events("fixture", 1, first[0])),
+            "EventOrderError",
+        ),
+        (
+            str(_("ping may come before message_start, and is skipped")),
+            lambda: run([ping, *events("fixture", 1, stop)]),
+            first[0]["message"],
+        ),
+        (
+            str(_("content_block_start: block 1 opens, input {{}} for now")),
+            lambda: run(events("fixture", 10, stop))["content"][1],
+            block_1,
+        ),
+        (
+            str(_("a block must start at the next free index")),
+            lambda: outcome(run, events("fixture", 1, gap)),
+            "EventOrderError",
+        ),
+        (
+            str(_("text deltas are appended to their block")),
+            part("text_only", "content"),
+            library("text_only")["content"],
+        ),
+        (
+            str(_("a delta for a block never started is refused")),
+            lambda: outcome(run, events("delta_before_start")),
+            "EventOrderError",
+        ),
+        (
+            str(_("a delta after its block's stop is refused")),
+            lambda: outcome(run, events("fixture", 9, after_stop)),
+            "EventOrderError",
+        ),
+        (
+            str(_("thinking appended, its signature set")),
+            part("thinking", "content"),
+            library("thinking")["content"],
+        ),
+        (
+            str(_("content_block_stop: the tool's input is set")),
+            part("fixture", "content", 1, "input"),
+            library("fixture")["content"][1]["input"],
+        ),
+        (
+            str(_("each tool's fragments go to its own block")),
+            part("two_tools", "content"),
+            library("two_tools")["content"],
+        ),
+        (
+            str(_("message_delta: stop_reason and stop_sequence copied")),
+            lambda: [run(events("stop_sequence"))[key] for key in ("stop_reason", "stop_sequence")],
+            ["stop_sequence", "</answer>"],
+        ),
+        (
+            str(_("output_tokens is a total: 58 replaces 1")),
+            part("fixture", "usage", "output_tokens"),
+            58,
+        ),
+        (
+            str(_("the later total wins, a field left out stays")),
+            part("two_message_deltas", "usage"),
+            library("two_message_deltas")["usage"],
+        ),
+        (
+            str(_("the message_start event is copied, never shared")),
+            untouched_event,
+            first[0]["message"],
+        ),
+        (
+            str(_("an event after message_stop is refused")),
+            lambda: outcome(run, events("fixture", None, late_delta)),
+            "EventOrderError",
+        ),
+        (
+            str(_("unknown event, block and delta types are skipped")),
+            lambda: run(events("unknown_types", 1, unknown, *api_events("unknown_types")[1:])),
+            library("unknown_types"),
+        ),
+        (
+            str(_("an error event raises APIStreamError with its type")),
+            lambda: outcome(run, events("error_mid_stream")),
+            "APIStreamError overloaded_error",
+        ),
+        (
+            str(_("no message_stop: IncompleteStreamError")),
+            lambda: outcome(run, events("truncated")),
+            "IncompleteStreamError",
+        ),
+        (
+            str(_("tool input that is not JSON: ToolInputJSONError")),
+            lambda: outcome(run, events("bad_tool_json")),
+            "ToolInputJSONError",
+        ),
+        (
+            str(_("max_tokens cut a tool: its best partial input")),
+            part("max_tokens_tool"),
+            library("max_tokens_tool"),
+        ),
+        (str(_("the whole fixture: the library's message")), part("fixture"), library("fixture")),
     ]
 
 
@@ -234,6 +423,92 @@ def tool_input_checks(run: Callable[..., Any]) -> list[Check]:
             {"path": "calc.py"},
         ),
         ("no fragments: the empty input", lambda: run([], 1), {}),
+    ]
+
+
+# The input schema of the fixture's write_file tool (lesson 04's verdict checks).
+WRITE_FILE = {
+    "type": "object",
+    "required": ["path", "content"],
+    "additionalProperties": False,
+    "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+}
+
+
+def accumulated(raw: bytes, upto: int | None = None, *, skip: str = "") -> MessageAccumulator:
+    """A library accumulator that has read the first `upto` events of `raw` (all: None),
+    leaving out any event whose JSON text is `skip`."""
+    acc = MessageAccumulator()
+    for event in list(_decoded(parse_sse(fast.iter_lines([raw]))))[:upto]:
+        if json.dumps(event, separators=(",", ":")) != skip:
+            acc.feed(event)
+    return acc
+
+
+def verdict_checks(run: Callable[..., Any]) -> list[Check]:
+    """Lesson 04's six rules for running a tool call, on a verdict `run` (acc, index, schema
+    -> bool), one check per rule, then the library's verdict after every event."""
+    raw = read_fixture("fixture")
+    end_turn = raw.replace(b'"stop_reason":"tool_use"', b'"stop_reason":"end_turn"')
+    # a server's tool call in a message that stops for tool_use: still not the client's to run
+    server = read_fixture("web_search").replace(b'"end_turn"', b'"tool_use"')
+    unstopped = '{"type":"content_block_stop","index":1}'  # block 1's stop, left out
+
+    def same_verdicts(name: str) -> bool:  # the learner's and the library's, after every event
+        events = list(_decoded(parse_sse(fast.iter_lines([read_fixture(name)]))))
+        acc, same = MessageAccumulator(), []
+        for event in events:
+            acc.feed(event)
+            for index in range(len(acc.message["content"])):  # type: ignore[index]
+                same.append(
+                    run(acc, index, WRITE_FILE) == acc.is_safe_to_execute(index, WRITE_FILE)
+                )
+        return all(same)
+
+    mode = {"type": "object", "required": ["mode"]}
+    fixtures = ["fixture", "two_tools", "max_tokens_tool", "tool_no_input", "web_search"]
+    return [
+        (
+            str(_("the fixture: write_file may run")),
+            lambda: run(accumulated(raw), 1, WRITE_FILE),
+            True,
+        ),
+        (
+            str(_("1. a server tool's call is never yours")),
+            lambda: run(accumulated(server), 1),
+            False,
+        ),
+        (
+            str(_("2. not before its content_block_stop")),
+            lambda: run(accumulated(raw, skip=unstopped), 1),
+            False,
+        ),
+        (
+            str(_("3. not an input that is not JSON")),
+            lambda: run(accumulated(read_fixture("bad_tool_json")), 1),
+            False,
+        ),
+        (
+            str(_("3. not an input cut by max_tokens")),
+            lambda: run(accumulated(read_fixture("max_tokens_tool_stopped")), 1),
+            False,
+        ),
+        (
+            str(_("4. not an input the schema refuses")),
+            lambda: run(accumulated(raw), 1, mode),
+            False,
+        ),
+        (
+            str(_("5. not before message_stop")),
+            lambda: run(accumulated(raw, 17), 1, WRITE_FILE),
+            False,
+        ),
+        (str(_("6. not under end_turn")), lambda: run(accumulated(end_turn), 1, WRITE_FILE), False),
+        (
+            str(_("the library's verdict, after every event")),
+            lambda: all(map(same_verdicts, fixtures)),
+            True,
+        ),
     ]
 
 
@@ -252,10 +527,8 @@ def relay_checks(run: Callable[..., Any]) -> list[Check]:
 
 def _library_message(events: Iterable[Any]) -> dict[str, Any]:
     acc = MessageAccumulator()
-    for number, sse in enumerate(events, 1):
-        event = decode_event(sse, number)
-        if event is not None:
-            acc.feed(event)
+    for event in _decoded(events):
+        acc.feed(event)
     return acc.final_message()
 
 
@@ -275,6 +548,11 @@ STAGES: dict[str, _Spec] = {
         lambda module: module.tool_input,
         tool_input_checks,
         lambda fragments, index: load("tool_input", REFERENCE).tool_input(fragments, index),
+    ),
+    "verdict": _Spec(
+        lambda module: module.may_run,
+        verdict_checks,
+        lambda acc, index, schema=None: acc.is_safe_to_execute(index, schema),
     ),
     "relay": _Spec(
         lambda module: module.relay,
@@ -303,6 +581,15 @@ def first_failure(checks: list[Check]) -> str | None:
         if got != expected:
             return _("fails {check!r}", check=what)
     return None
+
+
+def checks_of(name: str, where: Path | None = None) -> list[Check]:
+    """Stage `name`'s lesson checks ("lines", "sse", "accumulator", ...) on the learner's file
+    `my_client/<name>.py` as saved: the very list that the lesson's check cell runs with
+    `check_all`, that `stage` uses to choose, and that `my-client` reports. Each is
+    (what it tests, a function computing the result, the result expected)."""
+    spec = STAGES[name]
+    return spec.checks(spec.build(load(name, where)))
 
 
 def stage(name: str, where: Path | None = None) -> Stage:

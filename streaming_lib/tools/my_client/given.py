@@ -1,9 +1,11 @@
 """What the lessons give around the learner's code: the leaves of each stage.
 
-The learner's files in `my_client/` hold the heart of each stage (`feed` of the line
-decoder, `feed_line` of the SSE decoder, the accumulator's handlers, the tool input at the
-stop); this module holds what the lessons hand out around them, the same as the lessons'
-own cells: the decoders' state, the accumulator's order rule and dispatch, the delta rules.
+The learner's files in `my_client/` hold the rules of each stage (`feed` of the line
+decoder, `feed_line` of the SSE decoder, the accumulator's whole state machine: the order
+rule, the dispatch, every handler and `final_message`; the tool input at the stop); this
+module holds what the lessons hand out around them, the same as the lessons' own cells:
+the decoders' and the accumulator's state, the delta rules (a table of one-line leaves),
+`open_block` and the best partial input of a tool block (lesson 04's preview).
 Nothing here decides anything the learner writes.
 """
 
@@ -12,9 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...errors import APIStreamError, EventOrderError, IncompleteStreamError, ToolInputJSONError
+from ...errors import EventOrderError, ToolInputJSONError
 from ...partial_json import PartialJSONError, parse_partial_json
 from ...tool_calls import CUT_OFF_STOP_REASONS
+
+__all__ = ["CUT_OFF_STOP_REASONS", "DELTA_RULES", "TOOL_BLOCKS", "Accumulator", "LineDecoder"]
+__all__ += ["SSEDecoder", "open_block"]
 
 # Blocks whose input comes as JSON text in `input_json_delta` fragments (lesson 03).
 TOOL_BLOCKS = {"tool_use", "server_tool_use", "mcp_tool_use"}
@@ -80,7 +85,8 @@ class SSEDecoder:
 
 
 def open_block(acc: Accumulator, index: int) -> dict[str, Any]:
-    """Block `index` of the message, which must have started and not stopped."""
+    """Block `index` of the message, which must have started and not stopped; raises
+    EventOrderError otherwise (lesson 03's order rule for deltas and stops)."""
     content = acc.message["content"]  # type: ignore[index]
     if not 0 <= index < len(content):
         raise EventOrderError(f"an event for block {index}, which never started")
@@ -89,17 +95,13 @@ def open_block(acc: Accumulator, index: int) -> dict[str, Any]:
     return content[index]
 
 
-Handler = Callable[["Accumulator", dict[str, Any]], None]
-
-
 class Accumulator:
-    """Lesson 03's accumulator: its state, the order rule and the dispatch by event type.
-    `handlers` (event type -> handler) are the learner's; `make_input(fragments, index)`
-    makes a tool block's input at its stop (lesson 04), through `tool_input`."""
+    """Lesson 03's accumulator state, as plain attributes; the learner's
+    `my_client/accumulator.py` holds every rule that changes it (`feed`, the handlers,
+    `final_message`). `make_input(fragments, index)` makes a tool block's input at its
+    stop: lesson 04's `tool_input`, reached through `acc.tool_input`."""
 
-    def __init__(self, handlers: dict[str, Handler], make_input: Callable[..., Any]) -> None:
-        self.handlers = {"ping": _on_ping, "message_stop": _on_message_stop, "error": _on_error}
-        self.handlers.update(handlers)
+    def __init__(self, make_input: Callable[..., Any]) -> None:
         self.make_input = make_input
         self.message: dict[str, Any] | None = None  # None before message_start
         self.json_parts: dict[int, list[str]] = {}  # block index -> its input's fragments
@@ -111,57 +113,18 @@ class Accumulator:
 
     def tool_input(self, fragments: list[str], index: int) -> Any:
         """Block `index`'s input at its stop, made by `make_input`; when that raises
-        ToolInputJSONError, the best partial input, the error kept for `final_message`."""
+        ToolInputJSONError, the best partial input, the error kept in `input_errors`."""
         try:
             return self.make_input(fragments, index)
         except ToolInputJSONError as error:
             self.input_errors[index] = error
-            return self._best_input(index)
+            return self.best_input(index)
 
-    def _best_input(self, index: int) -> Any:
-        try:  # display only: what a preview shows of JSON that never finished
+    def best_input(self, index: int) -> Any:
+        """What a preview shows of block `index`'s input when its JSON never finished
+        (lesson 04's partial JSON): display only, never to run."""
+        try:
             value = parse_partial_json("".join(self.json_parts[index]))
         except PartialJSONError:
             return self.message["content"][index].get("input", {})  # type: ignore[index]
         return {} if value is None else value
-
-    def feed(self, event: dict[str, Any]) -> None:
-        kind = event["type"]
-        handler = self.handlers.get(kind)
-        if handler is None or kind in ("ping", "error"):
-            pass  # unknown (skipped below), or allowed at any time
-        elif self.message is None and kind != "message_start":
-            raise EventOrderError(f"{kind} before message_start")
-        elif self.complete:
-            raise EventOrderError(f"{kind} after message_stop")
-        if handler is not None:
-            handler(self, event)
-
-    def final_message(self) -> dict[str, Any]:
-        """The message; a tool block that never stopped holds its best partial input.
-        Raises IncompleteStreamError before message_stop, and a tool input's
-        ToolInputJSONError unless the stop reason says the output was cut off."""
-        if not self.complete or self.message is None:
-            raise IncompleteStreamError("the stream ended without message_stop")
-        if self.input_errors and self.message.get("stop_reason") not in CUT_OFF_STOP_REASONS:
-            raise self.input_errors[min(self.input_errors)]
-        for index in set(self.json_parts) - self.stopped:
-            self.message["content"][index]["input"] = self._best_input(index)
-        return self.message
-
-
-def _on_ping(acc: Accumulator, event: dict[str, Any]) -> None:
-    pass  # keeps an idle connection open; carries nothing
-
-
-def _on_message_stop(acc: Accumulator, event: dict[str, Any]) -> None:
-    acc.complete = True
-
-
-def _on_error(acc: Accumulator, event: dict[str, Any]) -> None:
-    error = event.get("error") or {}
-    raise APIStreamError(
-        f"{error.get('type')}: {error.get('message')}",
-        error_type=error.get("type"),
-        error_message=error.get("message", ""),
-    )

@@ -1,12 +1,31 @@
-"""My accumulator's handlers (lesson 03): one Messages API event in, the message updated.
+"""My accumulator (lesson 03): the Messages API state machine, one event at a time.
 
-Each handler gets the accumulator `acc` (`acc.message`, `acc.json_parts`, `acc.stopped`,
-`acc.complete`) and one event (a dict, as on the wire)."""
+`acc` holds the state (`acc.message`, `acc.json_parts`, `acc.stopped`, `acc.complete`,
+`acc.input_errors`); each event is a dict, as on the wire."""
 
 import json
 
-from streaming_lib.errors import EventOrderError
-from streaming_lib.tools.my_client.given import DELTA_RULES, TOOL_BLOCKS, open_block
+from streaming_lib.errors import APIStreamError, EventOrderError, IncompleteStreamError
+from streaming_lib.tools.my_client.given import (
+    CUT_OFF_STOP_REASONS,
+    DELTA_RULES,
+    TOOL_BLOCKS,
+    open_block,
+)
+
+
+def feed(acc, event):
+    """Check that `event` may come now, then hand it to the handler for its type."""
+    kind = event["type"]
+    handler = HANDLERS.get(kind)
+    if handler is None:
+        return  # a type newer than this code: skipped
+    if kind not in ("ping", "error"):  # those two may come at any time
+        if acc.message is None and kind != "message_start":
+            raise EventOrderError(f"{kind} before message_start")
+        if acc.complete:
+            raise EventOrderError(f"{kind} after message_stop")
+    handler(acc, event)
 
 
 def on_message_start(acc, event):
@@ -49,3 +68,44 @@ def on_message_delta(acc, event):
             acc.message[key] = value
     totals = {key: value for key, value in (event.get("usage") or {}).items() if value is not None}
     acc.message["usage"].update(totals)  # overwrite, never add: each value is a total so far
+
+
+def on_message_stop(acc, event):
+    acc.complete = True
+
+
+def on_ping(acc, event):
+    pass  # keeps an idle connection open; carries nothing
+
+
+def on_error(acc, event):
+    error = event.get("error") or {}
+    raise APIStreamError(
+        f"{error.get('type')}: {error.get('message')}",
+        error_type=error.get("type"),
+        error_message=error.get("message", ""),
+    )
+
+
+HANDLERS = {  # event type -> its handler
+    "message_start": on_message_start,
+    "content_block_start": on_content_block_start,
+    "content_block_delta": on_content_block_delta,
+    "content_block_stop": on_content_block_stop,
+    "message_delta": on_message_delta,
+    "message_stop": on_message_stop,
+    "ping": on_ping,
+    "error": on_error,
+}
+
+
+def final_message(acc):
+    """The message once the stream has ended: an error if it never finished, or if a tool's
+    input was not JSON and the stop reason does not explain it."""
+    if not acc.complete:
+        raise IncompleteStreamError("the stream ended without message_stop")
+    if acc.input_errors and acc.message["stop_reason"] not in CUT_OFF_STOP_REASONS:
+        raise acc.input_errors[min(acc.input_errors)]  # the first block whose input was bad
+    for index in acc.json_parts.keys() - acc.stopped:  # cut off before its stop
+        acc.message["content"][index]["input"] = acc.best_input(index)
+    return acc.message
