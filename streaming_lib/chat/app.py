@@ -56,9 +56,10 @@ The upstream request is built here from the prompt alone:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,10 @@ WRITE_FILE = {
         "required": ["path", "content"],
     },
 }
+
+TOOL_SCHEMAS = {WRITE_FILE["name"]: WRITE_FILE["input_schema"]}  # for the learner's verdicts
+KEPT_REPORTS = 16  # the learner's client's reports kept for the page (`GET /yours/N`)
+REPORT_WAIT = 5.0  # seconds the page's request for a report waits for the reading to end
 
 log = logging.getLogger("streaming_lib.chat")
 
@@ -221,6 +226,8 @@ def build_app(
     transport: httpx.AsyncBaseTransport | None = None,
     timeout: httpx.Timeout = UPSTREAM_TIMEOUT,
     replaying: str | None = None,
+    core: Callable[[httpx.Response], AsyncIterator[bytes]] | None = None,
+    reader: Callable[[], Any] | None = None,
 ) -> Starlette:
     """The chat app (ASGI), relaying to the Messages API at `upstream` (a base URL, no `/v1`).
 
@@ -233,6 +240,13 @@ def build_app(
     answers), which `/about` tells the page. The app's HTTP client
     is opened by its lifespan: run it with a server, or in `with TestClient(app)`.
 
+    Lesson 07 runs the app on the learner's code: `core(upstream)` is the relay's
+    streaming core (`my_client/relay.py`: an async generator of the upstream body's
+    pieces; None: the app's own), and `reader()` makes a reader (`.feed(piece)`,
+    `.finish(cut, schemas) -> dict`: `tools/my_client/beside.py`) that reads the same
+    pieces as they are relayed; its report is at `GET /yours/N`, N given to the page
+    in the `x-your-client` header of the answer.
+
     Raises ValueError if `upstream` is not an http(s) URL with a host.
     """
     upstream = checked_upstream(upstream)
@@ -241,6 +255,25 @@ def build_app(
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, httpx.AsyncClient]]:
         async with httpx.AsyncClient(transport=transport, timeout=timeout) as client:
             yield {"client": client}  # each request's `request.state.client`
+
+    reports: dict[int, asyncio.Future[dict[str, Any]]] = {}  # reading number -> its report
+
+    def new_reading() -> tuple[int, Any]:
+        number = max(reports, default=0) + 1
+        reports[number] = asyncio.get_running_loop().create_future()
+        for old in sorted(reports)[:-KEPT_REPORTS]:  # only the last few are kept
+            del reports[old]
+        return number, reader() if reader is not None else None
+
+    async def yours(request: Request) -> Response:
+        number = request.path_params["number"]
+        if number not in reports:
+            return problem(404, f"no reading {number}: the relay keeps the last {KEPT_REPORTS}")
+        try:
+            with anyio.fail_after(REPORT_WAIT):
+                return JSONResponse(await asyncio.shield(reports[number]))
+        except TimeoutError:
+            return problem(504, f"reading {number} has not finished")
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
@@ -304,6 +337,8 @@ def build_app(
             )
 
         cut = [False]
+        number, reading = new_reading() if reader is not None else (0, None)
+        pieces = core(response) if core is not None else response.aiter_raw()
 
         async def relay() -> AsyncIterator[bytes]:
             # What must not buffer (the bonus notebook on proxies, bonus/06_proxies_nginx):
@@ -311,9 +346,13 @@ def build_app(
             # decoding, no waiting for a full line or event), and StreamingResponse
             # writes each one at once; the response says `cache-control: no-cache`
             # and `x-accel-buffering: no` to any proxy in front of the app.
+            ended = False
             try:
-                async for chunk in response.aiter_raw():
+                async for chunk in pieces:
+                    if reading is not None:
+                        reading.feed(chunk)  # the same piece, for the learner's client
                     yield chunk
+                ended = True
             except httpx.HTTPError as error:
                 log.info("the upstream stream was cut: %s", type(error).__name__)
                 cut[0] = True
@@ -322,13 +361,22 @@ def build_app(
                 # Starlette then cancels this generator. The close is shielded from
                 # that cancellation, so the upstream connection is closed at once.
                 with anyio.CancelScope(shield=True):
+                    if core is not None:
+                        await pieces.aclose()  # type: ignore[attr-defined]
                     await response.aclose()
+                    if reading is not None:  # the learner's code, off the event loop
+                        report = await anyio.to_thread.run_sync(
+                            reading.finish, not ended, TOOL_SCHEMAS
+                        )
+                        reports[number].set_result(report)
 
         relay_headers = {
             "content-type": "text/event-stream; charset=utf-8",
             "cache-control": "no-cache",
             "x-accel-buffering": "no",
         }
+        if reading is not None:
+            relay_headers["x-your-client"] = str(number)
         return RelayResponse(relay(), cut=cut, headers=relay_headers)
 
     routes = [
@@ -336,6 +384,7 @@ def build_app(
         Route("/about", about, methods=["GET"]),
         Route("/favicon.ico", icon, methods=["GET"]),
         Route("/chat", chat, methods=["POST"]),
+        Route("/yours/{number:int}", yours, methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     hosts = allowed_hosts if allowed_hosts is not None else LOOPBACK_HOSTS

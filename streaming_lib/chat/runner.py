@@ -17,8 +17,11 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
+from typing import Any
+
+import httpx
 
 from ..lab.server import DEFAULT_PACE, ReplayServer
 from ..lab.threaded import ThreadedServer
@@ -53,7 +56,8 @@ class ChatServer:
     `ANTHROPIC_BASE_URL` that is not an http(s) URL, and for a `host` other than
     127.0.0.1 or localhost while the key is set (anyone who reaches the relay
     could spend it: its Origin and Host checks stop browsers, not programs); `start()` raises
-    OSError if it cannot listen on `host`:`port` (see `threaded.listen`).
+    OSError if it cannot listen on `host`:`port` (see `threaded.listen`). `core` and `reader`:
+    the learner's relay core and client, as `build_app` takes them (lesson 07).
     """
 
     def __init__(
@@ -64,6 +68,8 @@ class ChatServer:
         host: str = HOST,
         port: int = 0,
         environ: Mapping[str, str] | None = None,
+        core: Callable[[httpx.Response], AsyncIterator[bytes]] | None = None,
+        reader: Callable[[], Any] | None = None,
     ) -> None:
         environ = os.environ if environ is None else environ
         self.api_key = environ.get("ANTHROPIC_API_KEY") or None
@@ -90,6 +96,7 @@ class ChatServer:
                 f"with ANTHROPIC_API_KEY set the relay spends your key for whoever reaches it,"
                 f" so it listens only on {' or '.join(LOOPBACK_HOSTS)}, not {host}"
             )
+        self.core, self.reader = core, reader  # the learner's code, in lesson 07 (build_app)
         self.host, self.port, self.url = host, port, ""
         self.server: ThreadedServer | None = None
 
@@ -104,6 +111,8 @@ class ChatServer:
             faults=local,
             allowed_hosts=hosts,
             replaying=self.recording,
+            core=self.core,
+            reader=self.reader,
         )
         try:
             self.server = ThreadedServer(

@@ -277,6 +277,7 @@ async function send(prompt) {
   $("answer").textContent = "";
   $("tools").textContent = "";
   $("usage").textContent = "";
+  $("yours").hidden = true;
   showStatus("streaming", "streaming…");
   // The page's own query (?error_after=8, ?drop_at=1500) goes to the app, which
   // passes the replay server's faults on to it, and nothing else.
@@ -292,6 +293,17 @@ async function send(prompt) {
     showStatus("error", `error: HTTP ${response.status}: ${message}`);
     return;
   }
+  // In notebook 07 the app also reads the answer with the learner's own client: its
+  // report, once the stream is over, is at /yours/N (section 7).
+  const reading = response.headers.get("x-your-client");
+  try {
+    await read(response, answer);
+  } finally {
+    if (reading !== null) await showYours(reading);
+  }
+}
+
+async function read(response, answer) {
   const reader = response.body.getReader();
   // One decoder for the whole stream, with {stream: true}: a character whose
   // bytes are split between two chunks is held until its last byte arrives.
@@ -385,6 +397,34 @@ async function send(prompt) {
     render(answer, "");
     showStatus("done", `done: stop_reason ${answer.message.stop_reason}`);
   }
+}
+
+// ---- 7. Your client, beside the page (notebook 07) -------------------------
+// When the app runs on the learner's code, it hands each relayed piece to their client
+// (my_client/) too, and reports once the stream is over: whose each stage was, whether
+// their message is the library's for the same bytes, and their verdict on each tool call,
+// which then replaces the page's own.
+async function showYours(number) {
+  const report = await fetch(`/yours/${number}`)
+    .then((response) => (response.ok ? response.json() : null))
+    .catch(() => null);
+  if (report === null) return;
+  const verdictBy = report.stages.verdict === "yours"
+    ? "your may_run (my_client/verdict.py)"
+    : "the library's verdict (yours does not pass its checks yet)";
+  for (const [index, runnable] of Object.entries(report.verdicts)) {
+    const line = document.querySelector(`.tool[data-index="${index}"] .verdict`);
+    if (line === null) continue;
+    line.className = "verdict " + (runnable ? "runnable" : "not-runnable");
+    line.textContent = `${runnable ? "runnable" : "not runnable"}, says ${verdictBy}`;
+  }
+  const stages = Object.entries(report.stages);
+  const mine = stages.filter(([, whose]) => whose === "yours").map(([name]) => name);
+  const library = stages.filter(([, whose]) => whose !== "yours").map(([name]) => name);
+  $("yours").className = report.message.matches ? "matches" : "differs";
+  $("yours").textContent = `${report.message.said}. Your stages: ${mine.join(", ") || "none yet"}` +
+    (library.length ? `; the library's, for now: ${library.join(", ")}` : "");
+  $("yours").hidden = false;
 }
 
 // What answers: a recorded stream, replayed whatever the prompt, or a model (app.py's /about).
