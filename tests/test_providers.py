@@ -26,7 +26,7 @@ from streaming_lib.errors import (
     SequenceNumberError,
     StreamError,
 )
-from streaming_lib.providers import bedrock, gemini, openai_chat, openai_responses
+from streaming_lib.providers import _sse, bedrock, gemini, openai_chat, openai_responses
 from streaming_lib.tools import provider_fixtures as fixtures
 from streaming_lib.tools.fixtures import chunked
 from streaming_lib.tools.fixtures import read_fixture as read_messages_fixture
@@ -799,3 +799,27 @@ def test_async_reads_no_chunk_after_the_wires_last_event():
         asked = []
         asyncio.run(AACCUMULATE[wire](body(fixtures.read_fixture(wire, name), asked)))
         assert len(asked) == 1, wire
+
+
+def test_an_empty_id_or_name_in_a_later_fragment_never_hides_the_calls_own():
+    def fragment(arguments, call_id, name):
+        call = {"index": 0, "id": call_id, "function": {"name": name, "arguments": arguments}}
+        return {"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
+
+    chunks = [fragment('{"a"', "call_1", "f"), fragment(": 1}", "", "")]
+    raw = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
+    (call,) = openai_chat.accumulate([raw + b"data: [DONE]\n\n"])["choices"][0]["message"][
+        "tool_calls"
+    ]
+    assert (call["id"], call["function"]["name"]) == ("call_1", "f")
+    assert call["function"]["arguments"] == '{"a": 1}'
+
+
+def test_stray_lines_past_the_size_of_an_error_object_are_dropped_not_kept():
+    junk = b"x" * 1000 + b"\n"
+    decoder = _sse.JSONEventDecoder()
+    for _ in range(200):  # 200 kB of lines that are no SSE field
+        decoder.feed(junk)
+    assert decoder.stray_bytes <= _sse.BODY_HEAD_BYTES + len(junk)
+    assert decoder.feed(b'{"error": {"code": 500}}\n\n') == []  # part of the junk: no error
+    assert decoder.feed(b'{"error": {"code": 500}}\n\n') == [("error", {"error": {"code": 500}})]

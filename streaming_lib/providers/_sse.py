@@ -63,6 +63,7 @@ class JSONEventDecoder:
         self.sse = SSEDecoder(max_event_bytes=MAX_EVENT_BYTES)
         # Lines since the last blank line that are no SSE field: maybe a bare JSON body.
         self.stray: list[str] = []
+        self.stray_bytes = 0  # their size (characters, line ends included)
         self.head = bytearray()  # the body's first bytes, examined if no event comes
 
     def feed(self, chunk: bytes) -> list[Event]:
@@ -95,7 +96,7 @@ class JSONEventDecoder:
             if not line:
                 events += self._stray_error()
             elif parse_field(line)[0] not in SSE_FIELD_NAMES:
-                self.stray.append(line)
+                self._keep_stray(line)
             sse = self.sse.feed_line(line)
             if sse is not None:
                 if self.end is not None and sse.data == self.end:
@@ -107,10 +108,18 @@ class JSONEventDecoder:
             events += self._stray_error()
         return events
 
+    def _keep_stray(self, line: str) -> None:
+        # An error object is small: past BODY_HEAD_BYTES of stray text, it is none, and
+        # the lines are dropped, as the SSE rules drop them, so junk cannot fill memory.
+        if self.stray_bytes <= BODY_HEAD_BYTES:
+            self.stray.append(line)
+            self.stray_bytes += len(line) + 1
+
     def _stray_error(self) -> list[Event]:
         """The stray lines as an `error` event, if they make a JSON error object."""
-        text, self.stray = "\n".join(self.stray), []
-        if not text:
+        text, too_long = "\n".join(self.stray), self.stray_bytes > BODY_HEAD_BYTES
+        self.stray, self.stray_bytes = [], 0
+        if not text or too_long:
             return []
         try:
             value = load_json(text)

@@ -182,12 +182,13 @@ class ChatCompletionAccumulator:
             at = self.latest[i, n] = len(calls)
             calls.append({"index": n, "function": {}})
         call = calls[at]
-        for key in CALL_FIELDS:
-            if fragment.get(key) is not None:
-                call[key] = fragment[key]
         function = fragment.get("function") or {}
-        if function.get("name") is not None:
-            call["function"]["name"] = function["name"]
+        for target, key, value in [
+            *((call, key, fragment.get(key)) for key in CALL_FIELDS),
+            (call["function"], "name", function.get("name")),
+        ]:
+            if value is not None and not (_empty(value) and target.get(key)):
+                target[key] = value  # sent once; an empty one later never hides it
         if function.get("arguments") is not None:
             self.arguments.setdefault((i, at), []).append(_text(function["arguments"], "arguments"))
 
