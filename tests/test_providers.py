@@ -823,3 +823,17 @@ def test_stray_lines_past_the_size_of_an_error_object_are_dropped_not_kept():
     assert decoder.stray_bytes <= _sse.BODY_HEAD_BYTES + len(junk)
     assert decoder.feed(b'{"error": {"code": 500}}\n\n') == []  # part of the junk: no error
     assert decoder.feed(b'{"error": {"code": 500}}\n\n') == [("error", {"error": {"code": 500}})]
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+@pytest.mark.parametrize("wire", SSE_WIRES)
+def test_an_error_event_whose_data_is_plain_text_says_that_text(wire, size):
+    first = {
+        "openai_chat": fixtures.read_fixture("openai_chat", "text").split(b"\n\n")[0],
+        "openai_responses": fixtures.read_fixture("openai_responses", "text").split(b"\n\n")[0],
+        "gemini": fixtures.read_fixture("gemini", "text").split(b"\r\n\r\n")[0],
+    }[wire]
+    raw = first + b"\n\nevent: error\ndata: upstream timed out\n\n"
+    for error in errors(wire, None, size, ProviderStreamError, raw=raw):
+        assert (error.error_message, error.event_number) == ("upstream timed out", 2)
+        assert error.partial is not None

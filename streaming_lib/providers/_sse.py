@@ -13,7 +13,8 @@ names the event's number when it is not one, and one thing the SSE rules ignore:
   at the end of the body, if they make a JSON object holding an `error`, that
   object is handed on as an event of type `error`, where it stood. Anything else
   in them is ignored, as the spec says. (The `google-genai` SDK reads these lines
-  the same way.)
+  the same way.) And an event named `error` whose data is no JSON object (a line
+  of text) gives `{"message": <that text>}`: the server's words, not a data error.
 
 `JSONEventDecoder.feed(chunk)` gives `(event type, data)` pairs; `run` and `arun`
 drive a wire's accumulator with them, so `accumulate` and `aaccumulate` do the same
@@ -103,10 +104,20 @@ class JSONEventDecoder:
                     self.ended = True
                     break
                 self.number += 1
-                events.append((sse.event, decode_data(sse, self.number)))
+                events.append((sse.event, self._data(sse)))
         if at_end and not self.ended:
             events += self._stray_error()
         return events
+
+    def _data(self, sse: ServerSentEvent) -> dict[str, Any]:
+        """The event's data; for an event named `error`, data that is no JSON object
+        (a line of text) is the error's message, not a data error hiding it."""
+        try:
+            return decode_data(sse, self.number)
+        except EventDataError:
+            if sse.event != "error":
+                raise
+            return {"message": sse.data}
 
     def _keep_stray(self, line: str) -> None:
         # An error object is small: past BODY_HEAD_BYTES of stray text, it is none, and

@@ -38,7 +38,8 @@ What real servers and gateways send besides, and what is made of it:
   `ProviderStreamError` with the server's code and message, where the SDK reads
   the last three as success.
 
-Stages 1 and 2 are the course's own (`iter_sse`); `ChatCompletionAccumulator` is
+Stages 1 and 2 are the course's own (`LineDecoder`, `SSEDecoder`, fed chunk by chunk
+in `_sse.py`); `ChatCompletionAccumulator` is
 stage 3, and `accumulate` gives the final `chat.completion` the `openai` SDK's
 `client.chat.completions.stream(...).get_final_completion()` gives for the same
 bytes (checked in tests/test_providers_parity.py).

@@ -14,7 +14,8 @@ name it (`item_id`, `output_index`, `content_index`):
   `response.failed` (its `error`) or `response.incomplete` (its
   `incomplete_details`, for example `max_output_tokens`); or an `error` event.
 
-Stages 1 and 2 are the course's own (`iter_sse`); `ResponseAccumulator` is stage 3.
+Stages 1 and 2 are the course's own (`LineDecoder`, `SSEDecoder`: `_sse.py`);
+`ResponseAccumulator` is stage 3.
 Two rules are ours, not the SDK's: a `sequence_number` that is not the next one is
 a `SequenceNumberError` naming both numbers (the SDK does not look), and
 `response.failed` / `response.incomplete` raise `ResponseStatusError` with the
