@@ -837,3 +837,14 @@ def test_an_error_event_whose_data_is_plain_text_says_that_text(wire, size):
     for error in errors(wire, None, size, ProviderStreamError, raw=raw):
         assert (error.error_message, error.event_number) == ("upstream timed out", 2)
         assert error.partial is not None
+
+
+def test_a_failed_event_whose_response_has_no_status_is_failed_by_its_type():
+    created = {"type": "response.created", "sequence_number": 0, "response": {"id": "r"}}
+    failed = {"type": "response.failed", "response": {"id": "r", "error": {"code": "server_error"}}}
+    raw = b"".join(
+        f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in (created, failed)
+    )
+    with pytest.raises(ResponseStatusError) as caught:
+        openai_responses.accumulate([raw])
+    assert (caught.value.status, caught.value.retryable) == ("failed", True)

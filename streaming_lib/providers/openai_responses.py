@@ -159,7 +159,7 @@ class ResponseAccumulator:
         elif kind in TERMINAL:
             self.final = _object(event["response"], "response")
             if kind != "response.completed":
-                self._raise_status()
+                self._raise_status(kind.removeprefix("response."))
         # Any other event (`*.done` repeating what the deltas built, progress
         # events of built-in tools) changes nothing here.
 
@@ -209,9 +209,9 @@ class ResponseAccumulator:
     def result(self) -> dict[str, Any]:
         return self.final_response()
 
-    def _raise_status(self) -> None:
+    def _raise_status(self, said: str) -> None:
         final = self.final or {}
-        status = final.get("status")
+        status = final.get("status") or said  # a proxy's response may leave it out
         reason = final.get("error") if status == "failed" else final.get("incomplete_details")
         code = reason.get("code") if type(reason) is dict else None
         raise self._error(
