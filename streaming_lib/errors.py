@@ -175,16 +175,45 @@ class ProviderStreamError(APIStreamError):
     (`:message-type` `exception`, for example `throttlingException`).
 
     `.provider` names the wire ("openai_chat", "openai_responses", "gemini", "bedrock");
-    `.error_type` and `.error_message` are as the wire sent them; `.retryable` is True
-    for the kinds each provider documents as worth retrying after a pause (rate limits,
-    overload, a server error). `.partial` is the result so far, in that wire's shape."""
+    `.error_type` and `.error_message` are as the wire sent them, `.code` the error's
+    `code` as sent (an HTTP status such as 503, a word such as "server_error", None
+    if it had none); `.retryable` is True for the kinds each provider documents as
+    worth retrying after a pause (rate limits, overload, a server error), and for a
+    code that is one of the HTTP statuses the SDKs retry (408, 409, 429, 500 and up:
+    `RETRYABLE_STATUSES`). `.partial` is the result so far, in that wire's shape."""
 
     def __init__(
-        self, message: str, *, provider: str, retryable: bool = False, **details: Any
+        self,
+        message: str,
+        *,
+        provider: str,
+        retryable: bool = False,
+        code: Any = None,
+        **details: Any,
     ) -> None:
         super().__init__(message, **details)
         self.provider = provider
-        self.retryable = retryable or self.retryable
+        self.code = code
+        self.retryable = retryable or self.retryable or retryable_status(code)
+
+
+# The HTTP statuses the `openai` and `anthropic` SDKs retry (`_should_retry`): a
+# timeout, a conflict, a rate limit; 500 and up are checked apart.
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+
+
+def retryable_status(code: Any) -> bool:
+    """Whether `code` is an HTTP status worth retrying after a pause (int, or its digits
+    as a str): 408, 409, 429, or 500 and up.
+
+    >>> retryable_status(503), retryable_status("429"), retryable_status(400)
+    (True, True, False)
+    """
+    if isinstance(code, str) and code.isascii() and code.isdigit():
+        code = int(code)
+    if type(code) is not int:
+        return False
+    return code in RETRYABLE_STATUSES or 500 <= code <= 599
 
 
 class FrameError(StreamError):
@@ -220,9 +249,15 @@ class ResponseStatusError(StreamError):
     `.status` is "failed" or "incomplete"; `.reason` the response's `error` (failed:
     `{"code", "message"}`) or `incomplete_details` (incomplete: `{"reason"}`), as sent;
     `.partial` the response so far (the output items built from the deltas, the
-    terminal event's fields on top). Source: OpenAI API reference, "Streaming events"."""
+    terminal event's fields on top); `.retryable` True when a failed response's
+    error `code` is one OpenAI's error codes page says to retry after a pause
+    (`rate_limit_exceeded`, `server_error`). Source: OpenAI API reference,
+    "Streaming events"."""
 
-    def __init__(self, message: str, *, status: str, reason: Any, **where: Any) -> None:
+    def __init__(
+        self, message: str, *, status: str, reason: Any, retryable: bool = False, **where: Any
+    ) -> None:
         super().__init__(message, **where)
         self.status = status
         self.reason = reason
+        self.retryable = retryable

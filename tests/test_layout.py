@@ -205,3 +205,23 @@ def test_the_command_line_help_lists_every_command_on_one_line_each():
         assert len(line.split()) > 2, f"{name} has no help on its line"
         follower = lines[at + 1] if at + 1 < len(lines) else ""
         assert follower.split()[:1] in ([], *([other] for other in names)), follower
+
+
+def test_the_wires_import_only_the_pipeline_and_the_errors():
+    # The providers' referee and fixtures are front-end tools (tools/provider_sdk.py,
+    # tools/provider_fixtures.py), beside the Messages API's; the wires lean on nothing above them.
+    allowed = {*PIPELINE, "language"}  # language: the words of the errors
+    for source in sorted((PACKAGE / "providers").glob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 2:
+                assert node.module in allowed, f"{source.name} imports ..{node.module}"
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                assert not (node.module or "").startswith("streaming_lib"), source.name
+            elif isinstance(node, ast.Import):
+                assert not any(a.name.startswith("streaming_lib") for a in node.names), source.name
+
+
+@pytest.mark.parametrize("old", ["sdk", "fixtures"])
+def test_the_providers_referee_and_fixtures_have_one_path_with_the_tools(old):
+    assert not can_find_spec(f"streaming_lib.providers.{old}")
+    assert can_find_spec(f"streaming_lib.tools.provider_{old}")

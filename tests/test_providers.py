@@ -3,6 +3,7 @@
 The SDKs' own verdicts are checked in test_providers_parity.py (the `providers` extra).
 """
 
+import asyncio
 import base64
 import json
 import re
@@ -23,11 +24,13 @@ from streaming_lib.errors import (
     ProviderStreamError,
     ResponseStatusError,
     SequenceNumberError,
+    StreamError,
 )
-from streaming_lib.providers import bedrock, fixtures, gemini, openai_chat, openai_responses
-from streaming_lib.providers.sdk import our_verdict
+from streaming_lib.providers import _sse, bedrock, gemini, openai_chat, openai_responses
+from streaming_lib.tools import provider_fixtures as fixtures
 from streaming_lib.tools.fixtures import chunked
 from streaming_lib.tools.fixtures import read_fixture as read_messages_fixture
+from streaming_lib.tools.provider_sdk import our_async_verdict, our_verdict
 from streaming_lib.tools.sdk import verdict_text
 
 ALL = [(wire, name) for wire in fixtures.WIRES for name in fixtures.fixture_names(wire)]
@@ -40,8 +43,53 @@ ACCUMULATE = {
 }
 
 
+AACCUMULATE = {
+    "openai_chat": openai_chat.aaccumulate,
+    "openai_responses": openai_responses.aaccumulate,
+    "gemini": gemini.aaccumulate,
+    "bedrock": bedrock.aaccumulate,
+}
+
+
 def cut(raw, size):
     return [raw] if size is None else chunked(raw, size)
+
+
+async def served(chunks):
+    for chunk in chunks:
+        yield chunk
+
+
+def both_ways(wire, raw, size):
+    """Ours on `raw` cut at `size`, sync then async: two results, or two StreamErrors."""
+    outcomes = []
+    for call in (
+        lambda: ACCUMULATE[wire](cut(raw, size)),
+        lambda: asyncio.run(AACCUMULATE[wire](served(cut(raw, size)))),
+    ):
+        try:
+            outcomes.append(call())
+        except StreamError as error:
+            outcomes.append(error)
+    return outcomes
+
+
+def results(wire, name, size):
+    """The result of fixture `name`, sync and async (each must complete)."""
+    outcomes = both_ways(wire, fixtures.read_fixture(wire, name), size)
+    assert not any(isinstance(outcome, StreamError) for outcome in outcomes), outcomes
+    assert outcomes[0] == outcomes[1]
+    return outcomes
+
+
+def errors(wire, name, size, error_class, raw=None):
+    """The errors fixture `name` (or `raw`) raises, sync and async: both of `error_class`."""
+    outcomes = both_ways(wire, raw or fixtures.read_fixture(wire, name), size)
+    for error in outcomes:
+        assert type(error) is error_class, error
+    assert [str(e) for e in outcomes] == [str(outcomes[0])] * 2
+    assert outcomes[0].partial == outcomes[1].partial
+    return outcomes
 
 
 def run(wire, name, size=None):
@@ -85,6 +133,13 @@ def test_every_fixture_has_its_row_in_the_fixtures_readme():
 def test_each_fixture_gives_its_stored_verdict_at_every_chunk_size(wire, name, size):
     raw = fixtures.read_fixture(wire, name)
     assert as_stored(our_verdict(wire, cut(raw, size))) == expected(wire, name)
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+@pytest.mark.parametrize(("wire", "name"), ALL)
+def test_each_fixture_gives_the_same_verdict_read_async(wire, name, size):
+    raw = fixtures.read_fixture(wire, name)
+    assert as_stored(our_async_verdict(wire, cut(raw, size))) == expected(wire, name)
 
 
 @given(data=st.data())
@@ -432,7 +487,7 @@ def test_every_header_value_type_is_read():
         "l": 2**40,
         "y": b"\x00\xff",
     }
-    assert frame.headers["u"].bytes == bytes(range(16))
+    assert frame.headers["u"] == bytes(range(16))  # a UUID: its 16 bytes, as botocore gives it
 
 
 def test_a_chunk_whose_payload_is_not_base64_json_names_its_event_and_offset():
@@ -495,3 +550,301 @@ def test_an_html_page_sent_with_200_is_not_an_event_stream_on_every_sse_wire(wir
 def test_an_empty_body_stays_a_stream_cut_before_its_first_byte_on_every_sse_wire(wire):
     with pytest.raises(IncompleteStreamError):
         ACCUMULATE[wire]([b""])
+
+
+# -- Other wires, round two: what real gateways and providers send -------------------
+# Each kind has its fixture; the SDKs' verdicts on them are checked in
+# test_providers_parity.py. Every test here runs sync and async, at every chunking.
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+def test_azure_content_filter_chunks_never_overwrite_the_completions_own_fields(size):
+    for completion in results("openai_chat", "azure_content_filter", size):
+        assert (completion["id"], completion["model"], completion["created"]) == (
+            "chatcmpl-course02",
+            "gpt-5-mini-2025-08-07",
+            1764547200,
+        )
+        assert completion["choices"][0]["message"]["content"] == "Filtered, then passed: 原文."
+        assert completion["choices"][0]["finish_reason"] == "stop"
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+def test_an_empty_value_never_overwrites_a_real_one_even_in_a_chunk_of_the_completion(size):
+    real = {
+        "id": "c1",
+        "model": "m",
+        "created": 5,
+        "choices": [{"index": 0, "delta": {"content": "a"}}],
+    }
+    empty = {
+        "id": "",
+        "model": "",
+        "created": 0,
+        "choices": [{"index": 0, "delta": {"content": "b"}}],
+    }
+    raw = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in (real, empty))
+    for completion in both_ways("openai_chat", raw + b"data: [DONE]\n\n", size):
+        assert (completion["id"], completion["model"], completion["created"]) == ("c1", "m", 5)
+        assert completion["choices"][0]["message"]["content"] == "ab"
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+@pytest.mark.parametrize(
+    ("name", "field", "text"),
+    [
+        ("reasoning_content", "reasoning_content", "The user asks for 原文; answer briefly."),
+        ("reasoning", "reasoning", "Thinking it over once."),
+    ],
+)
+def test_reasoning_deltas_are_text_and_join_as_content_does(name, field, text, size):
+    for completion in results("openai_chat", name, size):
+        message = completion["choices"][0]["message"]
+        assert message[field] == text
+        assert message["role"] == "assistant"  # a word, sent once: never joined
+
+
+def test_a_role_sent_again_stays_one_word():
+    delta = {"role": "assistant", "content": "a"}
+    chunk = b"data: " + json.dumps({"choices": [{"index": 0, "delta": delta}]}).encode() + b"\n\n"
+    message = openai_chat.accumulate([chunk * 2 + b"data: [DONE]\n\n"])["choices"][0]["message"]
+    assert message == {"role": "assistant", "content": "aa"}
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+def test_a_chunks_moderation_is_kept(size):
+    raw = fixtures.read_fixture("openai_chat", "moderation")
+    (sent,) = [
+        c["moderation"]
+        for c in openai_responses.iter_json([raw], end="[DONE]")
+        if "moderation" in c
+    ]
+    for completion in results("openai_chat", "moderation", size):
+        assert completion["moderation"] == sent
+        assert completion["choices"][0]["message"]["content"] == "A calm 原文 answer."
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+def test_logprobs_are_extended_chunk_by_chunk(size):
+    for completion in results("openai_chat", "logprobs", size):
+        logprobs = completion["choices"][0]["logprobs"]["content"]
+        assert [(p["token"], p["logprob"]) for p in logprobs] == [
+            ("原", -0.25),
+            ("文", -0.5),
+            (" ok", -0.125),
+        ]
+        assert completion["choices"][0]["message"]["content"] == "原文 ok"
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+def test_a_new_id_at_a_used_index_starts_a_new_call_never_glued_json(size):
+    for completion in results("openai_chat", "same_index_calls", size):
+        calls = completion["choices"][0]["message"]["tool_calls"]
+        assert [(c["index"], c["id"]) for c in calls] == [(0, "call_paris"), (0, "call_tokyo")]
+        assert [json.loads(c["function"]["arguments"]) for c in calls] == [
+            {"city": "Paris"},
+            {"city": "Tokyo"},
+        ]
+
+
+def test_a_call_whose_id_comes_with_every_fragment_stays_one_call():
+    def fragment(arguments, **first):
+        call = {"index": 0, "id": "call_1", **first, "function": {"arguments": arguments}}
+        return {"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
+
+    chunks = [fragment('{"a"', type="function"), fragment(": 1}")]
+    raw = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
+    (call,) = openai_chat.accumulate([raw + b"data: [DONE]\n\n"])["choices"][0]["message"][
+        "tool_calls"
+    ]
+    assert (call["id"], call["function"]["arguments"]) == ("call_1", '{"a": 1}')
+
+
+IN_STREAM_ERRORS = {
+    # fixture: (error_type, code, retryable, the server's message begins)
+    "error_after_200": ("server_error", None, True, "The server had an error"),
+    "error_object": ("BadRequestError", 400, False, "This model's maximum context length"),
+    "error_event": (None, 502, True, "Upstream provider is overloaded"),
+    "error_unwrapped": ("ServiceUnavailableError", 503, True, "The engine is currently overloaded"),
+}
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+@pytest.mark.parametrize("name", IN_STREAM_ERRORS)
+def test_an_error_sent_inside_a_chat_stream_in_any_shape_is_the_servers_error(name, size):
+    error_type, code, retryable, said = IN_STREAM_ERRORS[name]
+    for error in errors("openai_chat", name, size, ProviderStreamError):
+        assert (error.error_type, error.code, error.retryable) == (error_type, code, retryable)
+        assert error.error_message.startswith(said) and error.provider == "openai_chat"
+        assert error.event_number == 3
+        assert error.partial["choices"][0]["message"]["content"] == "The first half"
+        assert "finish_reason" not in error.partial["choices"][0]
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+@pytest.mark.parametrize("name", ["completed_output_null", "completed_no_output"])
+def test_a_completed_response_without_output_is_rebuilt_from_the_done_items(name, size):
+    for response in results("openai_responses", name, size):
+        assert response["output"] == run("openai_responses", "text")["output"] != []
+        assert response["status"] == "completed"
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+def test_an_error_event_without_its_sequence_number_is_still_the_servers_error(size):
+    for error in errors("openai_responses", "error_no_sequence_number", size, ProviderStreamError):
+        assert (error.error_type, error.code, error.retryable) == (
+            "server_error",
+            "server_error",
+            True,
+        )
+        assert error.error_message.startswith("The server had an error")
+        assert error.partial["output"][0]["content"][0]["text"] == "Each event has a number;"
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+def test_response_failed_without_its_sequence_number_is_still_the_failure(size):
+    for error in errors("openai_responses", "failed_no_sequence_number", size, ResponseStatusError):
+        assert (error.status, error.reason["code"], error.retryable) == (
+            "failed",
+            "rate_limit_exceeded",
+            True,
+        )
+        assert error.partial["output"][0]["content"][0]["text"] == "Each event has a number;"
+
+
+def test_an_error_event_nested_as_an_error_member_says_its_code_too():
+    created = {
+        "type": "response.created",
+        "sequence_number": 0,
+        "response": {"id": "r", "output": []},
+    }
+    error = {
+        "type": "error",
+        "error": {"type": "invalid_request_error", "code": "429", "message": "m"},
+    }
+    raw = b"".join(
+        f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in (created, error)
+    )
+    with pytest.raises(ProviderStreamError) as caught:
+        openai_responses.accumulate([raw])
+    assert (caught.value.code, caught.value.error_message, caught.value.retryable) == (
+        "429",
+        "m",
+        True,
+    )
+
+
+GEMINI_ERROR = {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+def test_a_bare_json_error_after_gemini_data_is_the_servers_error_retryable_by_status(size):
+    for error in errors("gemini", "error_after_data", size, ProviderStreamError):
+        assert (error.code, error.error_type, error.retryable) == (503, "UNAVAILABLE", True)
+        assert error.error_message == "The model is overloaded. Please try again later."
+        assert error.event_number == 3
+        parts = error.partial["candidates"][0]["content"]["parts"]
+        assert parts == [{"text": "Every chunk is a whole response;"}]
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+@pytest.mark.parametrize(
+    ("body", "status", "retryable"),
+    [
+        (json.dumps({"error": GEMINI_ERROR}), "UNAVAILABLE", True),  # one line
+        (json.dumps({"error": GEMINI_ERROR}, indent=2).replace("\n", "\r\n"), "UNAVAILABLE", True),
+        (
+            json.dumps({"error": {**GEMINI_ERROR, "code": 400, "status": "INVALID_ARGUMENT"}}),
+            "INVALID_ARGUMENT",
+            False,
+        ),
+    ],
+    ids=["one-line", "crlf", "not-retryable"],
+)
+def test_a_bare_error_is_read_on_one_line_or_many_and_its_status_decides_retrying(
+    body, status, retryable, size
+):
+    first = fixtures.read_fixture("gemini", "text").split(b"\r\n\r\n")[0] + b"\r\n\r\n"
+    for error in errors("gemini", None, size, ProviderStreamError, raw=first + body.encode()):
+        assert (error.error_type, error.retryable) == (status, retryable)
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+def test_lines_that_are_no_sse_field_and_no_json_error_are_still_ignored(size):
+    raw = fixtures.read_fixture("gemini", "text").replace(b"\r\n\r\n", b"\r\n\r\n{not json}\r\n", 1)
+    assert raw != fixtures.read_fixture("gemini", "text")
+    assert both_ways("gemini", raw, size) == [run("gemini", "text")] * 2
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+def test_a_uuid_header_is_its_16_bytes_and_the_message_is_unchanged(size):
+    raw = fixtures.read_fixture("bedrock", "uuid_header")
+    ids = [frame.headers["frame-id"] for frame in bedrock.iter_frames(cut(raw, size))]
+    assert ids == [n.to_bytes(16, "big") for n in range(1, len(ids) + 1)]
+    assert results("bedrock", "uuid_header", size) == [run("bedrock", "text_only")] * 2
+
+
+def test_async_reads_no_chunk_after_the_wires_last_event():
+    async def body(raw, asked):
+        asked.append(raw)
+        yield raw
+        asked.append("more")
+        raise AssertionError("a chunk was asked for after the end")
+
+    for wire, name in [
+        ("openai_chat", "text"),
+        ("openai_responses", "text"),
+        ("bedrock", "text_only"),
+    ]:
+        asked = []
+        asyncio.run(AACCUMULATE[wire](body(fixtures.read_fixture(wire, name), asked)))
+        assert len(asked) == 1, wire
+
+
+def test_an_empty_id_or_name_in_a_later_fragment_never_hides_the_calls_own():
+    def fragment(arguments, call_id, name):
+        call = {"index": 0, "id": call_id, "function": {"name": name, "arguments": arguments}}
+        return {"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
+
+    chunks = [fragment('{"a"', "call_1", "f"), fragment(": 1}", "", "")]
+    raw = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
+    (call,) = openai_chat.accumulate([raw + b"data: [DONE]\n\n"])["choices"][0]["message"][
+        "tool_calls"
+    ]
+    assert (call["id"], call["function"]["name"]) == ("call_1", "f")
+    assert call["function"]["arguments"] == '{"a": 1}'
+
+
+def test_stray_lines_past_the_size_of_an_error_object_are_dropped_not_kept():
+    junk = b"x" * 1000 + b"\n"
+    decoder = _sse.JSONEventDecoder()
+    for _ in range(200):  # 200 kB of lines that are no SSE field
+        decoder.feed(junk)
+    assert decoder.stray_bytes <= _sse.BODY_HEAD_BYTES + len(junk)
+    assert decoder.feed(b'{"error": {"code": 500}}\n\n') == []  # part of the junk: no error
+    assert decoder.feed(b'{"error": {"code": 500}}\n\n') == [("error", {"error": {"code": 500}})]
+
+
+@pytest.mark.parametrize("size", CHUNKINGS)
+@pytest.mark.parametrize("wire", SSE_WIRES)
+def test_an_error_event_whose_data_is_plain_text_says_that_text(wire, size):
+    first = {
+        "openai_chat": fixtures.read_fixture("openai_chat", "text").split(b"\n\n")[0],
+        "openai_responses": fixtures.read_fixture("openai_responses", "text").split(b"\n\n")[0],
+        "gemini": fixtures.read_fixture("gemini", "text").split(b"\r\n\r\n")[0],
+    }[wire]
+    raw = first + b"\n\nevent: error\ndata: upstream timed out\n\n"
+    for error in errors(wire, None, size, ProviderStreamError, raw=raw):
+        assert (error.error_message, error.event_number) == ("upstream timed out", 2)
+        assert error.partial is not None
+
+
+def test_a_failed_event_whose_response_has_no_status_is_failed_by_its_type():
+    created = {"type": "response.created", "sequence_number": 0, "response": {"id": "r"}}
+    failed = {"type": "response.failed", "response": {"id": "r", "error": {"code": "server_error"}}}
+    raw = b"".join(
+        f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in (created, failed)
+    )
+    with pytest.raises(ResponseStatusError) as caught:
+        openai_responses.accumulate([raw])
+    assert (caught.value.status, caught.value.retryable) == ("failed", True)

@@ -8,7 +8,8 @@ a binary framing (AWS, "Event stream encoding"). Each frame is
 
 all integers big-endian; the prelude CRC covers the first 8 bytes, the message CRC
 every byte before it. A header is a name (1-byte length, UTF-8) then a type byte
-and a value (type 7, a string, has a 2-byte length). The headers say what the
+and a value (type 7, a string, has a 2-byte length; type 9, a UUID, is 16 bytes,
+handed out as those bytes, as botocore's decoder does). The headers say what the
 payload is: `:message-type` `event` with `:event-type` `chunk`, whose JSON payload
 `{"bytes": "<base64>"}` holds one Messages API event; or `:message-type`
 `exception` with `:exception-type` (`throttlingException`, ...) and a JSON
@@ -21,13 +22,12 @@ course's `MessageAccumulator`, untouched: stage 3 does not change.
 
 Deliberately not handled here: signing the request (SigV4) and the HTTP exchange.
 
-    >>> from streaming_lib.providers.fixtures import encode_frame
-    >>> frame = encode_frame({":message-type": "event", ":event-type": "chunk"}, b"{}")
+    >>> frame = bytes.fromhex("00000012 00000000 7f021b8b 7b7d 2f9261fa")  # payload b"{}"
     >>> decoder = FrameDecoder()
     >>> decoder.feed(frame[:5])          # inside the prelude: nothing yet
     []
     >>> decoder.feed(frame[5:])
-    [Frame(headers={':message-type': 'event', ':event-type': 'chunk'}, payload=b'{}', offset=0)]
+    [Frame(headers={}, payload=b'{}', offset=0)]
 """
 
 from __future__ import annotations
@@ -36,9 +36,8 @@ import base64
 import binascii
 import json
 import struct
-import uuid
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,8 +69,9 @@ RETRYABLE_EXCEPTIONS = frozenset(
 
 @dataclass(slots=True)
 class Frame:
-    """One eventstream frame: its `headers` (dict: name -> str, bytes, int, bool or
-    uuid.UUID), its `payload` (bytes) and `offset`, the byte offset of its first byte."""
+    """One eventstream frame: its `headers` (dict: name -> str, bytes, int or bool; a
+    UUID or a byte array as bytes), its `payload` (bytes) and `offset`, the byte
+    offset of its first byte."""
 
     headers: dict[str, Any]
     payload: bytes
@@ -176,7 +176,6 @@ class FrameDecoder:
                 elif kind in HEADER_TYPES:
                     fmt = HEADER_TYPES[kind]
                     (value,) = struct.unpack_from(fmt, raw, at)  # type: ignore[arg-type]
-                    value = uuid.UUID(bytes=value) if kind == 9 else value
                     at += struct.calcsize(fmt)  # type: ignore[arg-type]
                 else:
                     raise self._error(f"header {name!r} has unknown value type {kind}")
@@ -267,15 +266,65 @@ def accumulate(chunks: Iterable[bytes]) -> dict[str, Any]:
     Raises `FrameError`, `ProviderStreamError` (an exception frame) and the
     accumulator's errors, each with `.partial`: the message so far.
 
-        >>> from streaming_lib.providers.fixtures import read_fixture
+        >>> from streaming_lib.tools.provider_fixtures import read_fixture
         >>> accumulate([read_fixture("bedrock", "text_only")])["stop_reason"]
         'end_turn'
     """
-    acc = MessageAccumulator()
-    events: list[Any] = []
-    with keep_partial(acc, events):
-        for event in iter_events(chunks):
-            acc.feed(event)
-            if acc.complete:
+    if isinstance(chunks, (bytes, bytearray, memoryview)):
+        chunks = [bytes(chunks)]
+    reader = _EventReader()
+    with keep_partial(reader.acc, reader.events):
+        for chunk in chunks:
+            if reader.feed(chunk):
                 break
-        return acc.final_message()
+        else:
+            reader.close()
+        return reader.acc.final_message()
+
+
+async def aaccumulate(chunks: AsyncIterable[bytes]) -> dict[str, Any]:
+    """`accumulate` over async byte chunks: the same message, or the same error, by the
+    same work per chunk; it asks for no chunk after `message_stop`.
+
+        >>> import asyncio
+        >>> from streaming_lib.tools.provider_fixtures import read_fixture
+        >>> async def body():
+        ...     yield read_fixture("bedrock", "text_only")
+        >>> asyncio.run(aaccumulate(body()))["stop_reason"]
+        'end_turn'
+    """
+    reader = _EventReader()
+    with keep_partial(reader.acc, reader.events):
+        async for chunk in chunks:
+            if reader.feed(chunk):
+                break
+        else:
+            reader.close()
+        return reader.acc.final_message()
+
+
+class _EventReader:
+    """Frames to events to the `MessageAccumulator`, one chunk at a time."""
+
+    def __init__(self) -> None:
+        self.frames = FrameDecoder()
+        self.acc = MessageAccumulator()
+        self.events: list[Any] = []  # what keep_partial hands an error (kept empty here)
+        self.number = 0
+
+    def feed(self, chunk: bytes) -> bool:
+        """Feed the frames `chunk` completes; True once the message has stopped."""
+        return self._apply(self.frames.feed(bytes(chunk)))
+
+    def close(self) -> None:
+        self._apply(self.frames.flush())
+
+    def _apply(self, frames: list[Frame]) -> bool:
+        for frame in frames:
+            event = frame_event(frame, self.number + 1)
+            if event is not None:
+                self.number += 1
+                self.acc.feed(event)
+                if self.acc.complete:
+                    return True
+        return False

@@ -15,6 +15,14 @@ part (a thought summary's parts apart from the answer's), every other part
 (`functionCall`, ...) is kept as it came; the last `finishReason`,
 `safetyRatings`, `usageMetadata` win.
 
+A failure midway comes as a bare JSON error object after the last event, on lines
+of its own, without `data:` (`{"error": {"code": 503, "status": "UNAVAILABLE",
+"message": ...}}`, often spread over several lines): the SSE rules ignore those
+lines, so the stream alone would look cut. The decoder (`_sse.py`) hands such an
+object on as an `error` event, and it is a `ProviderStreamError` with its `code`
+and `status` (`.error_type`), retryable by the status (`RETRYABLE`), as the
+`google-genai` SDK raises its `ServerError` for it.
+
 One rule of SSE shows here: `data:value` (no space) is a data line as well as
 `data: value` (WHATWG HTML 9.2.6: one leading space is removed *if there is one*).
 The course's SSE decoder reads both; the `google-genai` SDK reads only lines that
@@ -30,11 +38,12 @@ bytes).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import AsyncIterable, Iterable
 from typing import Any
 
-from ..errors import EventDataError, IncompleteStreamError, ProviderStreamError, StreamError
-from ._sse import iter_json
+from ..errors import EventDataError, IncompleteStreamError, ProviderStreamError
+from ..language import _
+from ._sse import arun, run
 
 # Fields of a chunk that are running totals or final values: the last one sent wins.
 RESPONSE_FIELDS = ("usageMetadata", "modelVersion", "responseId", "promptFeedback", "createTime")
@@ -45,7 +54,9 @@ CANDIDATE_FIELDS = (
     "citationMetadata",
     "avgLogprobs",
 )
-RETRYABLE = frozenset({"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL"})
+# The statuses Google's API documents as worth retrying after a pause ("Retry
+# strategy": 429, 500, 503, 504).
+RETRYABLE = frozenset({"RESOURCE_EXHAUSTED", "INTERNAL", "UNAVAILABLE", "DEADLINE_EXCEEDED"})
 
 
 class GeminiAccumulator:
@@ -63,11 +74,18 @@ class GeminiAccumulator:
         self.candidates: dict[int, dict[str, Any]] = {}
         self.texts: dict[tuple[int, int], list[str]] = {}
 
-    def feed(self, chunk: dict[str, Any]) -> None:
-        """Apply one chunk (dict, an event's data parsed as JSON)."""
+    done = False  # no closing marker: the body's end is the stream's
+
+    @property
+    def number(self) -> int:
+        return self.chunk_number
+
+    def feed(self, chunk: dict[str, Any], event: str = "message") -> None:
+        """Apply one chunk (dict, an event's data parsed as JSON); `event` is its SSE
+        event type (`error` says the data is an error)."""
         self.chunk_number += 1
-        if chunk.get("error"):
-            self._raise_error(chunk["error"])
+        if chunk.get("error") or event == "error":
+            self._raise_error(chunk.get("error") or chunk)
         try:
             for key in RESPONSE_FIELDS:
                 if key in chunk:
@@ -107,16 +125,36 @@ class GeminiAccumulator:
 
     def _raise_error(self, error: Any) -> None:
         details = error if isinstance(error, dict) else {"message": str(error)}
-        kind, text = details.get("status"), str(details.get("message") or "")
+        status, code = details.get("status"), details.get("code")
+        kind = status if isinstance(status, str) else None
+        text = str(details.get("message") or "")
+        summary = ": ".join(str(part) for part in (code, kind, text) if part not in (None, ""))
+        said = _(
+            "chunk {number}: the server sent an error: {summary}",
+            number=self.chunk_number,
+            summary=summary or _("no details"),
+        )
         raise ProviderStreamError(
-            f"chunk {self.chunk_number}: {kind}: {text}",
+            said,
             provider="gemini",
             error_type=kind,
             error_message=text,
+            code=code,
             retryable=kind in RETRYABLE,
             event_number=self.chunk_number,
             partial=self.response(),
         )
+
+    def snapshot(self) -> dict[str, Any] | None:
+        return self.response()
+
+    def result(self) -> dict[str, Any]:
+        """The merged response; `IncompleteStreamError` if a candidate has no finishReason."""
+        if not self.finished():
+            raise IncompleteStreamError(
+                f"the stream ended after chunk {self.chunk_number} without a finishReason"
+            )
+        return self.response()  # type: ignore[return-value]
 
     def finished(self) -> bool:
         """True once every candidate has its `finishReason` (or the prompt was blocked)."""
@@ -159,20 +197,20 @@ def accumulate(chunks: Iterable[bytes]) -> dict[str, Any]:
     (an `error` object in the stream) and `IncompleteStreamError` (the body ended
     before every candidate had its `finishReason`), each with `.partial`.
     """
-    if isinstance(chunks, (bytes, bytearray, memoryview)):
-        chunks = [bytes(chunks)]
-    acc = GeminiAccumulator()
-    try:
-        for chunk in iter_json(chunks):
-            acc.feed(chunk)
-        if not acc.finished():
-            raise IncompleteStreamError(
-                f"the stream ended after chunk {acc.chunk_number} without a finishReason"
-            )
-    except StreamError as error:
-        if error.partial is None:
-            error.partial = acc.response()
-        if error.event_number is None:
-            error.event_number = acc.chunk_number
-        raise
-    return acc.response()  # type: ignore[return-value]
+    return run(GeminiAccumulator(), chunks)
+
+
+async def aaccumulate(chunks: AsyncIterable[bytes]) -> dict[str, Any]:
+    """`accumulate` over async byte chunks: the same response, or the same error.
+
+    >>> import asyncio
+    >>> async def body():
+    ...     yield b'data: {"candidates":[{"content":{"parts":[{"text":"Hi"}]}}]}\\r\\n\\r\\n'
+    ...     yield b'{"error": {"code": 503, "status": "UNAVAILABLE", "message": "Try later"}}'
+    >>> try:
+    ...     asyncio.run(aaccumulate(body()))
+    ... except ProviderStreamError as error:
+    ...     print(error.code, error.error_type, error.retryable, error.partial["candidates"])
+    503 UNAVAILABLE True [{'index': 0, 'content': {'parts': [{'text': 'Hi'}]}}]
+    """
+    return await arun(GeminiAccumulator(), chunks)

@@ -14,11 +14,20 @@ name it (`item_id`, `output_index`, `content_index`):
   `response.failed` (its `error`) or `response.incomplete` (its
   `incomplete_details`, for example `max_output_tokens`); or an `error` event.
 
-Stages 1 and 2 are the course's own (`iter_sse`); `ResponseAccumulator` is stage 3.
+Stages 1 and 2 are the course's own (`LineDecoder`, `SSEDecoder`: `_sse.py`);
+`ResponseAccumulator` is stage 3.
 Two rules are ours, not the SDK's: a `sequence_number` that is not the next one is
 a `SequenceNumberError` naming both numbers (the SDK does not look), and
 `response.failed` / `response.incomplete` raise `ResponseStatusError` with the
 response so far (the SDK's `get_final_response()` raises a bare RuntimeError).
+
+What proxies send besides: a `response.completed` whose `response` has `output`
+null, or none at all: its output is rebuilt from the items the stream built and
+finished (`response.output_item.done`), as the SDK does. An `error` event, or a
+`response.failed` / `response.incomplete`, without its `sequence_number` (or
+with one out of turn): the server's verdict says more than its place, so it is
+raised as it is (`ProviderStreamError` with the code, message and `retryable`;
+`ResponseStatusError`), never hidden behind a `SequenceNumberError`.
 
 Deliberately not handled: reasoning summaries, built-in tools' progress events
 (`response.web_search_call.*`, ...: their items still arrive whole), annotations
@@ -37,7 +46,7 @@ added one by one (`response.output_text.annotation.added`).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import AsyncIterable, Iterable
 from typing import Any
 
 from ..errors import (
@@ -49,9 +58,13 @@ from ..errors import (
     SequenceNumberError,
     StreamError,
 )
-from ._sse import iter_json
+from ._sse import arun, iter_json, run
+
+__all__ = ["ResponseAccumulator", "accumulate", "aaccumulate", "iter_json"]
 
 TERMINAL = {"response.completed", "response.failed", "response.incomplete"}
+# The server's own verdicts: raised whatever their sequence number says.
+VERDICTS = {"error", "response.failed", "response.incomplete"}
 RETRYABLE = frozenset({"rate_limit_exceeded", "server_error"})
 
 
@@ -75,11 +88,21 @@ class ResponseAccumulator:
         self.pieces: dict[tuple[int, int | None], list[str]] = {}
         self.final: dict[str, Any] | None = None
 
-    def feed(self, event: dict[str, Any]) -> None:
-        """Apply one event (dict, an event's data parsed as JSON)."""
+    @property
+    def number(self) -> int:
+        return self.event_number
+
+    @property
+    def done(self) -> bool:
+        return self.final is not None
+
+    def feed(self, event: dict[str, Any], sse_event: str = "message") -> None:
+        """Apply one event (dict, an event's data parsed as JSON); `sse_event` is its SSE
+        event type (`error` says the data is an error, whatever its `type`)."""
         self.event_number += 1
-        kind = event.get("type")
-        self._check_sequence(event)
+        kind = "error" if sse_event == "error" else event.get("type")
+        if kind not in VERDICTS:  # the server's verdict is raised whatever its number
+            self._check_sequence(event)
         if kind == "error":
             self._raise_error(event)
         if self.final is not None:
@@ -136,7 +159,7 @@ class ResponseAccumulator:
         elif kind in TERMINAL:
             self.final = _object(event["response"], "response")
             if kind != "response.completed":
-                self._raise_status()
+                self._raise_status(kind.removeprefix("response."))
         # Any other event (`*.done` repeating what the deltas built, progress
         # events of built-in tools) changes nothing here.
 
@@ -169,30 +192,51 @@ class ResponseAccumulator:
         return {**self._response, **(self.final or {}), "output": output}
 
     def final_response(self) -> dict[str, Any]:
-        """The finished response (the `response.completed` event's, a new dict).
+        """The finished response (the `response.completed` event's, a new dict); if its
+        `output` is null or missing, the output the stream built (`response()`'s).
 
         Raises `IncompleteStreamError` when the stream has not ended."""
         if self.final is None:
             raise self._error(IncompleteStreamError, "the stream ended before response.completed")
-        return copy.deepcopy(self.final)
+        final = copy.deepcopy(self.final)
+        if final.get("output") is None:
+            final["output"] = (self.response() or {}).get("output", [])
+        return final
 
-    def _raise_status(self) -> None:
+    def snapshot(self) -> dict[str, Any] | None:
+        return self.response()
+
+    def result(self) -> dict[str, Any]:
+        return self.final_response()
+
+    def _raise_status(self, said: str) -> None:
         final = self.final or {}
-        status = final.get("status")
+        status = final.get("status") or said  # a proxy's response may leave it out
         reason = final.get("error") if status == "failed" else final.get("incomplete_details")
+        code = reason.get("code") if type(reason) is dict else None
         raise self._error(
-            ResponseStatusError, f"the response is {status}: {reason}", status=status, reason=reason
+            ResponseStatusError,
+            f"the response is {status}: {reason}",
+            status=status,
+            reason=reason,
+            retryable=isinstance(code, str) and code in RETRYABLE,
         )
 
     def _raise_error(self, event: dict[str, Any]) -> None:
-        kind, text = event.get("code"), str(event.get("message") or "")
+        # `{"type": "error", "code", "message"}`, or the same inside an `error` member.
+        details = event["error"] if type(event.get("error")) is dict else event
+        code, kind = details.get("code"), details.get("type")
+        name = code if isinstance(code, str) else kind if isinstance(kind, str) else None
+        name = None if name == "error" else name
+        text = str(details.get("message") or "")
         raise self._error(
             ProviderStreamError,
-            f"{kind}: {text}",
+            f"{name or code}: {text}",
             provider="openai_responses",
-            error_type=kind,
+            error_type=name,
             error_message=text,
-            retryable=kind in RETRYABLE,
+            code=code,
+            retryable=isinstance(name, str) and name in RETRYABLE,
         )
 
     def _error(self, cls: type[StreamError], text: str, **details: Any) -> StreamError:
@@ -236,18 +280,20 @@ def accumulate(chunks: Iterable[bytes]) -> dict[str, Any]:
     `EventOrderError`, `EventDataError` and `IncompleteStreamError`, each with
     `.partial`: the response so far, and `.event_number` (1-based).
     """
-    if isinstance(chunks, (bytes, bytearray, memoryview)):
-        chunks = [bytes(chunks)]
-    acc = ResponseAccumulator()
-    try:
-        for event in iter_json(chunks):
-            acc.feed(event)
-            if acc.final is not None:
-                break  # the terminal event: nothing after it is read
-        return acc.final_response()
-    except StreamError as error:
-        if error.partial is None:
-            error.partial = acc.response()
-        if error.event_number is None:
-            error.event_number = acc.event_number
-        raise
+    return run(ResponseAccumulator(), chunks)
+
+
+async def aaccumulate(chunks: AsyncIterable[bytes]) -> dict[str, Any]:
+    """`accumulate` over async byte chunks: the same response, or the same error.
+
+    >>> import asyncio
+    >>> async def body():
+    ...     yield b'event: error\\ndata: {"type":"error","code":"server_error","message":"Oops"}'
+    ...     yield b"\\n\\n"
+    >>> try:
+    ...     asyncio.run(aaccumulate(body()))
+    ... except ProviderStreamError as error:
+    ...     print(error.code, error.retryable)
+    server_error True
+    """
+    return await arun(ResponseAccumulator(), chunks)

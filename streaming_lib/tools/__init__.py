@@ -2,6 +2,8 @@
 
     fixtures.py        where the hand-made streams live: read_fixture, fixture_names, MAIN_FIXTURE
     sdk.py             the real `anthropic` SDK fed the same bytes, offline: the referee
+    provider_fixtures.py  the other wires' streams (fixtures/providers/), Bedrock's frame encoder
+    provider_sdk.py    the other wires' referees: each provider's own SDK, offline
     trace.py           `python -m streaming_lib trace`: one row per event
     stepper/           the notebooks' widget: every stage's state at every chunk
     block_progress.py  how far each content block has got, for trace and the stepper

@@ -14,7 +14,9 @@ request is signed, never sent).
   `get_final_message()`.
 
 The SDKs are the optional extra `providers` (`pip install -e '.[providers]'`); this
-module imports them only when a referee runs. `python -m streaming_lib.providers.sdk
+module imports them only when a referee runs. It lives with the front-end tools, beside
+the Messages API's referee (`tools/sdk.py`), so that the wires (`providers/`) import
+only the pipeline and the errors. `python -m streaming_lib.tools.provider_sdk
 regenerate` rewrites every `fixtures/providers/<wire>/NAME.sdk.json` (the SDK's
 verdict) and `NAME.expected.json` (ours), and first rebuilds Bedrock's `.bin` files
 from `fixtures.BEDROCK_STREAMS`.
@@ -25,17 +27,19 @@ from `fixtures.BEDROCK_STREAMS`.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import httpx2
 
 from ..errors import StreamError
-from ..tools.sdk import _ChunkedBody, verdict_text, write_atomically
-from . import bedrock, fixtures, gemini, openai_chat, openai_responses
+from ..providers import bedrock, gemini, openai_chat, openai_responses
+from . import provider_fixtures as fixtures
+from .sdk import _ChunkedBody, verdict_text, write_atomically
 
 MODELS = {  # sent in the requests only; the answer is the fixture
     "openai_chat": "gpt-5-mini",
@@ -237,8 +241,29 @@ def sdk_verdict(wire: str, raw: bytes) -> dict[str, Any]:
 def our_verdict(wire: str, chunks: Iterable[bytes]) -> dict[str, Any]:
     """What our `accumulate` makes of a stream's chunks: `{"result": ...}` or
     `{"error": {"class", "message", "event_number", "offset", "partial"}}`."""
+    return _verdict(lambda: REFEREES[wire][1](chunks))
+
+
+def our_async_verdict(wire: str, chunks: Iterable[bytes]) -> dict[str, Any]:
+    """`our_verdict`, by the wire's `aaccumulate` over the same chunks served by an
+    async generator: the two must be equal (tests/test_providers.py)."""
+    wires = {
+        "openai_chat": openai_chat,
+        "openai_responses": openai_responses,
+        "gemini": gemini,
+        "bedrock": bedrock,
+    }
+
+    async def body() -> AsyncIterator[bytes]:
+        for chunk in chunks:
+            yield chunk
+
+    return _verdict(lambda: asyncio.run(wires[wire].aaccumulate(body())))
+
+
+def _verdict(result: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     try:
-        return {"result": REFEREES[wire][1](chunks)}
+        return {"result": result()}
     except StreamError as error:
         where = {"event_number": error.event_number, "offset": error.offset}
         return {
@@ -276,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog="python -m streaming_lib.providers.sdk", description=__doc__.splitlines()[0]
+        prog="python -m streaming_lib.tools.provider_sdk", description=__doc__.splitlines()[0]
     )
     parser.add_argument(
         "command",
