@@ -407,3 +407,26 @@ def test_a_200_that_is_not_an_event_stream_shows_as_a_plain_error(page):
                 "error: HTTP 502: api_error: the Messages API answered HTTP 200 with text/html, "
                 "not an event stream"
             )
+
+
+def test_run_on_the_learners_code_the_page_shows_their_clients_report_and_their_verdict(
+    page, tmp_path
+):
+    import shutil
+
+    from streaming_lib.tools.my_client import REFERENCE, stage
+    from streaming_lib.tools.my_client.beside import readings
+
+    where = tmp_path / "my_client"
+    shutil.copytree(REFERENCE, where)
+    reader, core = readings(where), stage("relay", where).run
+    with ChatServer("fixture", pace=0.01, environ={}, core=core, reader=reader) as chat:
+        ask(page, chat.url + "/")
+        expect(page.locator("#status")).to_have_text("done: stop_reason tool_use")
+        expect(page.locator("#yours")).to_have_text(
+            "your client: the message matches. Your stages: lines, sse, accumulator,"
+            " tool_input, verdict"
+        )
+        verdict = page.locator(".verdict")
+        expect(verdict).to_have_text("runnable, says your may_run (my_client/verdict.py)")
+        assert page.evaluate("getComputedStyle(document.querySelector('.verdict')).color") == GREEN
