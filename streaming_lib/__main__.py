@@ -150,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=port_number,
         default=argparse.SUPPRESS,
         metavar="P",
-        help="the port (default: 8000)",
+        help="the port (default: 8010)",
     )
     chat.add_argument(
         "--fixture",

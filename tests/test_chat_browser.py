@@ -175,6 +175,9 @@ def test_after_a_cut_the_tool_box_shows_the_input_that_arrived_marked_as_cut(pag
     )
     assert content == ('"(none of the input arrived)"' if arrived == "" else "none")
     expect(box.locator(".verdict")).to_have_css("color", RED)
+    expect(box.locator(".verdict")).to_have_text(
+        "not runnable: the connection was cut before this call was complete: it may not run"
+    )
 
 
 def test_stop_freezes_the_page_keeps_the_partial_text_and_the_replay_server_sees_the_disconnect(
@@ -430,3 +433,18 @@ def test_run_on_the_learners_code_the_page_shows_their_clients_report_and_their_
         verdict = page.locator(".verdict")
         expect(verdict).to_have_text("runnable, says your may_run (my_client/verdict.py)")
         assert page.evaluate("getComputedStyle(document.querySelector('.verdict')).color") == GREEN
+
+
+def test_the_page_follows_the_systems_dark_mode_and_keeps_its_colours_apart(browser):
+    page = browser.new_page(viewport={"width": 900, "height": 760}, color_scheme="dark")
+    page.set_default_timeout(TIMEOUT_MS)
+    try:
+        with ChatServer("fixture", pace=0, environ={}) as chat:
+            ask(page, chat.url + "/")
+            expect(page.locator("#status")).to_have_text("done: stop_reason tool_use")
+        colour = "(selector) => getComputedStyle(document.querySelector(selector))"
+        assert page.evaluate(colour + ".backgroundColor", "body") == "rgb(22, 24, 29)"
+        assert page.evaluate(colour + ".color", "#answer") == "rgb(230, 232, 236)"
+        assert page.evaluate(colour + ".color", ".verdict") == "rgb(111, 208, 140)"
+    finally:
+        page.close()

@@ -28,7 +28,7 @@ from ..lab.threaded import ThreadedServer
 from .app import HUSH, LOOPBACK_HOSTS, REAL_API, build_app, checked_upstream
 
 HOST = "127.0.0.1"  # the app listens on this machine only, unless told otherwise
-DEFAULT_PORT = 8000
+DEFAULT_PORT = 8010  # not 8000: the site and JupyterLite are served there (README)
 
 
 def recording_name(fixture: str | Path | bytes) -> str:

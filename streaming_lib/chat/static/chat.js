@@ -252,7 +252,11 @@ function render(answer, ended = null) {
         (text === "" ? "none of it arrived." : `the ${count(text.length, "character")} above are all that arrived.`);
       box.querySelector(".tool-input").after(note);
     }
-    const verdict = toolCallVerdict(answer, index);
+    let verdict = toolCallVerdict(answer, index);
+    if (ended && !verdict.runnable && !(answer.complete && answer.stopped.has(index))) {
+      // It ended (Stop, a cut, an error) before the call was complete: nothing more will come.
+      verdict = { runnable: false, reason: `${ended} before this call was complete: it may not run` };
+    }
     const line = box.querySelector(".verdict");
     const state = verdict.runnable ? "runnable" : ended === null ? "pending" : "not-runnable";
     line.className = "verdict " + state;
