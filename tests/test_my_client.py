@@ -257,3 +257,40 @@ def test_a_quadratic_feed_gives_the_right_lines_and_is_named_by_its_work(tmp_pat
     assert chain.run(where, summary_only=True) == 1
     out = capsys.readouterr().out
     assert "fails 'linear work: one long line in 16-byte chunks' (lesson 02's checks)" in out
+
+
+def test_a_lessons_checks_of_the_librarys_stage_print_no_tick_only_that_they_did_not_run(
+    tmp_path, capsys
+):
+    where = copy_of(REFERENCE, tmp_path / "my_client", ["lines"])
+    sse, lines = my_client.stage("sse", where), my_client.stage("lines", where)
+    capsys.readouterr()
+    checks = [("the library passes", lambda: 1, 1)]
+    sse.check(checks)
+    out = capsys.readouterr().out
+    assert "✔" not in out and out.startswith("Not run: sse is the library's for now")
+    lines.check(checks)
+    assert capsys.readouterr().out == "✔ the library passes\nAll 1 checks pass.\n"
+
+
+@pytest.mark.parametrize(
+    "notebook, call",
+    [
+        ("01_sse_wire_format", "check_all(sse_checks(events_of(feed_line)))"),
+        ("02_chunks_to_lines", "check_all(lines_checks(lines_of(feed)))"),
+    ],
+)
+def test_a_lessons_check_cell_runs_the_very_checks_of_stage_and_my_client(notebook, call):
+    for edition in ("notebooks", "notebooks/zh"):
+        text = (ROOT / edition / f"{notebook}.ipynb").read_text(encoding="utf-8")
+        assert call in text, (edition, notebook)
+
+
+def test_a_feed_that_reads_retry_with_int_fails_lesson_01s_checks_and_my_client(tmp_path):
+    where = wrong(tmp_path, "sse.py", "retry_value(value)", "int(value)")
+    spec = STAGES["sse"]
+    failed = my_client.first_failure(spec.checks(spec.build(my_client.load("sse", where))))
+    assert failed is not None and "retry: only ASCII digits count" in failed
+    rows = {row.fixture: row for row in chain.rows(where)}
+    assert rows["retry_values"].difference.startswith("events: raised ValueError")
+    assert chain.run(where, summary_only=True) == 1

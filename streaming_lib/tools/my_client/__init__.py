@@ -44,6 +44,7 @@ from ...events import decode_event
 from ...language import _
 from ...sse import parse_sse
 from ..fixtures import chunked, read_fixture
+from ..lesson_check import check_all
 from . import given, work
 from .relaying import (
     closed_when_stopped,
@@ -179,6 +180,21 @@ class Stage:
     name: str
     mine: bool
     run: Callable[..., Any]
+
+    def check(self, checks: list[Check]) -> None:
+        """A lesson's checks of this stage (`check_all`) when it is the learner's; when it is
+        still the library's, one line saying so instead: the checks would test the library
+        against itself, and no ✔ may read as the learner's."""
+        if self.mine:
+            check_all(checks)
+        else:
+            print(
+                _(
+                    "Not run: {name} is the library's for now, so these checks would test "
+                    "the library, not your code.",
+                    name=self.name,
+                )
+            )
 
 
 def _event_tuples(events: Iterable[Any]) -> list[tuple[Any, ...]]:

@@ -96,6 +96,9 @@ class WorkCounter(given.LineDecoder):
     def pending(self, value: Any) -> None:
         if value is getattr(self, "_pending", None):
             return  # grown in place (+=): appending is not work
+        if not isinstance(value, bytes | bytearray | memoryview):
+            self._pending = value  # not bytes (a str?): kept as it is, for `flush` to judge
+            return
         self.work += len(value)  # a new buffer: its bytes were copied into it
         counted = _Counted(value)
         counted.owner = self
