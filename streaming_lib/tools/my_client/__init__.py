@@ -19,10 +19,14 @@ run in the notebook, like `%%writefile` and `%run` together. One rule keeps a le
 work: a cell with more functions still to write (stubs raising NotImplementedError)
 than the file already holds does not replace the file; the file is run instead.
 
-From lesson 02 on, `stage(name)` says which version of a stage the lesson uses: the
-learner's, when its file passes that stage's checks, else the library's, and prints
-one line saying which. `python -m streaming_lib my-client` (`chain.py`) runs the
-learner's stages together over every fixture and compares with the SDK.
+Each stage's checks are one list (`sse_checks`, `lines_checks`, ...): the lesson's check
+cell runs it, and so do `stage` and `my-client`, so the three cannot disagree. From lesson
+02 on, `stage(name)` says which version of a stage the lesson uses: the learner's, when
+its file passes that list, else the library's, and prints one line saying which; the
+lesson's later checks run through `Stage.check`, which runs them only on the learner's
+(on the library's they would test the library against itself). `python -m streaming_lib
+my-client` (`chain.py`) judges the learner's stages on every fixture, each against the
+library's, the message against the SDK's; `work.py` counts the work of a `feed`.
 The course's reference answers, the same as the lessons' collapsed ones, are in
 `reference/`: `--reference` runs them through the very same path.
 """
@@ -248,21 +252,18 @@ def sse_checks(run: EventStage) -> list[Check]:
     fields = list(fast.iter_lines([read_fixture("sse_fields")]))
     library = _event_tuples(parse_sse(fields))
 
-    def parsed(lines: list[str]) -> list[tuple[Any, ...]]:
-        return _event_tuples(run(lines))
-
-    def at_once() -> tuple[Any, ...]:
-        decoder = run.decoder()
-        return parsed_with(["retry: 3000", ""], decoder), decoder.reconnection_time
-
-    def parsed_with(lines: list[str], decoder: Any) -> list[tuple[Any, ...]]:
+    def parsed(lines: list[str], decoder: Any = None) -> list[tuple[Any, ...]]:
         return _event_tuples(run(lines, decoder))
+
+    def at_once() -> tuple[Any, ...]:  # (the events, the reconnection time after them)
+        decoder = run.decoder()
+        return parsed(["retry: 3000", ""], decoder), decoder.reconnection_time
 
     def retries() -> list[tuple[Any, ...]]:  # (the event's retry, the reconnection time)
         found = []
         for value in RETRY_VALUES:
             decoder = run.decoder()
-            events = parsed_with(["retry: 2000", f"retry: {value}", "data: x", ""], decoder)
+            events = parsed(["retry: 2000", f"retry: {value}", "data: x", ""], decoder)
             found.append((events[0][3] if events else None, decoder.reconnection_time))
         return found
 
