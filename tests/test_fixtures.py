@@ -46,6 +46,7 @@ COMPLETE = [
     "code_execution_bash",
     "code_execution_python",
     "code_execution_text_editor",
+    "cr_endings",
     "crlf",
     "crlf_data_lines",
     "data_spaces",

@@ -68,7 +68,7 @@ def test_a_stub_raises_not_implemented_naming_its_function_and_its_file(name):
 def test_stage_uses_the_learners_file_when_it_passes_and_the_librarys_otherwise(tmp_path, capsys):
     where = copy_of(REFERENCE, tmp_path / "my_client", ["lines"])
     assert my_client.stage("lines", where).mine
-    assert capsys.readouterr().out == "lines: yours, my_client/lines.py (its 10 checks pass)\n"
+    assert capsys.readouterr().out == "lines: yours, my_client/lines.py (its 11 checks pass)\n"
     sse = my_client.stage("sse", where)
     assert not sse.mine and sse.run(["data: a", ""])[0].data == "a"  # the library's works
     assert capsys.readouterr().out == (

@@ -10,6 +10,12 @@ MUTANTS = [
         "skip = 0",
     ),
     Mutant(
+        "a lone CR ends no line: only the chunk's last LF is looked for",
+        "lines.py",
+        "end = max(chunk.rfind(b\"\\n\"), chunk.rfind(b\"\\r\")) + 1",
+        "end = chunk.rfind(b\"\\n\") + 1",
+    ),
+    Mutant(
         "an LF that starts a chunk is skipped even when no CR came before it",
         "lines.py",
         "skip = 1 if self.after_cr and chunk.startswith(b\"\\n\") else 0",

@@ -227,6 +227,11 @@ def lines_checks(run: LineStage) -> list[Check]:
             lambda: run([b"a\nb\r\nc\rd\n"]),
             ["a", "b", "c", "d"],
         ),
+        (
+            _("a CR ends its line at once, with no LF to wait for"),
+            lambda: run.decoder_class().feed(b"a\rb\r"),
+            ["a", "b"],
+        ),
         (_("CR | LF is one line ending"), lambda: run([b"a\r", b"\nb\n"]), ["a", "b"]),
         (_("only one LF is skipped"), lambda: run([b"a\r", b"\n", b"\n"]), ["a", ""]),
         (_("an empty chunk changes nothing"), lambda: run([b"a\r", b"", b"\nb\n"]), ["a", "b"]),
