@@ -66,15 +66,17 @@ lock: $(BIN)/.installed
 	{ sed -n '/^#/p' constraints.txt; $(BIN)/python -m pip freeze --exclude-editable | grep -v '^#'; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt
 
+# A report, not a gate: each line runs whatever the one before said (my-client exits 1
+# until your client passes every fixture, for scripts; here that is not a failure).
 progress: $(BIN)/.installed
-	$(BIN)/python -m streaming_lib progress
+	-$(BIN)/python -m streaming_lib progress
 	@echo
-	$(BIN)/python -m streaming_lib my-client --summary
+	$(BIN)/python -m streaming_lib my-client --summary || true
 
 progress-zh: $(BIN)/.installed
-	$(BIN)/python -m streaming_lib progress --lang zh
+	-$(BIN)/python -m streaming_lib progress --lang zh
 	@echo
-	$(BIN)/python -m streaming_lib my-client --summary --lang zh
+	$(BIN)/python -m streaming_lib my-client --summary --lang zh || true
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks

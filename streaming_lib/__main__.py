@@ -14,9 +14,10 @@ progress [NN ...] [--dir DIR] [--lang zh]
 chat [--port P] [--fixture F] [--pace SECONDS] [--host H]
                                         the chat page and its relay, on 127.0.0.1 (chat/)
 my-client [--dir DIR] [--reference] [--summary] [--lang zh]
-                                        your own client (my_client/) chained on every
+                                        your own client (my_client/) stage by stage on every
                                         fixture at chunk sizes 1, 7 and whole, against the
-                                        SDK (tools/my_client/chain.py); exit 1 below all
+                                        library and the SDK (tools/my_client/chain.py); exit 1
+                                        below all, with --summary too
 """
 
 from __future__ import annotations
@@ -200,7 +201,7 @@ def add_my_client(commands: argparse._SubParsersAction) -> None:
     my_client.add_argument(
         "--summary",
         action="store_true",
-        help="print only the line 'N of M fixtures match ...' (and what to write next); exit 0",
+        help="print only the line 'N of M fixtures pass ...' (and what to do next)",
     )
 
 
@@ -209,8 +210,7 @@ def run_my_client(args: argparse.Namespace) -> int:
     from .tools.my_client.chain import run
 
     where = None if args.reference else ensure(args.dir) if args.dir else None
-    status = run(where, reference=args.reference, summary_only=args.summary)
-    return 0 if args.summary else status
+    return run(where, reference=args.reference, summary_only=args.summary)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -85,8 +85,8 @@ def test_a_learners_message_that_differs_from_the_librarys_is_named_by_its_first
     )
     path.write_text(text, encoding="utf-8")
     runs = {
-        "lines": (True, my_client.lines_of(load("lines", reference))),
-        "sse": (True, my_client.events_of(load("sse", reference))),
+        "lines": (True, my_client.lines_of(load("lines", reference).feed)),
+        "sse": (True, my_client.events_of(load("sse", reference).feed_line)),
         "verdict": (True, load("verdict", reference).may_run),
     }
     reading = Reading(runs, my_client.accumulator_of(load("accumulator", reference)))

@@ -15,6 +15,7 @@ from streaming_lib.tools import my_client
 from streaming_lib.tools.my_client import REFERENCE, STAGES, STUBS, chain
 
 FILES = sorted(path.name for path in STUBS.glob("*.py"))
+ROOT = REFERENCE.parents[3]
 
 
 def copy_of(source, target, names):
@@ -67,7 +68,7 @@ def test_a_stub_raises_not_implemented_naming_its_function_and_its_file(name):
 def test_stage_uses_the_learners_file_when_it_passes_and_the_librarys_otherwise(tmp_path, capsys):
     where = copy_of(REFERENCE, tmp_path / "my_client", ["lines"])
     assert my_client.stage("lines", where).mine
-    assert capsys.readouterr().out == "lines: yours, my_client/lines.py (its 8 checks pass)\n"
+    assert capsys.readouterr().out == "lines: yours, my_client/lines.py (its 11 checks pass)\n"
     sse = my_client.stage("sse", where)
     assert not sse.mine and sse.run(["data: a", ""])[0].data == "a"  # the library's works
     assert capsys.readouterr().out == (
@@ -128,9 +129,13 @@ def test_with_the_stubs_no_fixture_matches_and_the_first_function_to_write_is_na
     status, out = run_command(capsys, "--dir", str(tmp_path / "my_client"))
     total = len(chain.passed_by_the_library())
     assert status == 1
-    assert f"\n0 of {total} fixtures match the SDK at every chunk size\n" in out
-    # lesson order, not the pipeline's: lesson 01 (sse.py) comes before lesson 02 (lines.py)
+    stages = "0 of 5 stages pass their lesson's checks"
+    assert f"\n0 of {total} fixtures pass every stage at every chunk size; {stages}\n" in out
+    # lesson order, not the pipeline's: lesson 01 (sse.py) comes before lesson 02 (lines.py),
+    # in every row as in the Next line
     assert out.endswith("Next: write feed_line in my_client/sse.py (lesson 01).\n")
+    rows = out.splitlines()[2 : 2 + total]
+    assert all(row.endswith("  write feed_line in my_client/sse.py (lesson 01)") for row in rows)
     assert "Traceback" not in out
 
 
@@ -145,7 +150,8 @@ def test_the_reference_answers_match_the_sdk_on_every_fixture_at_every_chunk_siz
     status, out = run_command(capsys, "--reference")
     total = len(chain.passed_by_the_library())
     assert status == 0
-    assert out.endswith(f"\n{total} of {total} fixtures match the SDK at every chunk size\n")
+    every = f"{total} of {total} fixtures pass every stage at every chunk size"
+    assert out.endswith(f"\n{every}; 5 of 5 stages pass their lesson's checks\n")
     assert "✘" not in out
 
 
@@ -162,16 +168,33 @@ def test_a_wrong_usage_rule_is_named_as_the_first_difference_from_the_sdk(tmp_pa
     assert status == 1 and "✘" in row and "message.usage." in row  # added, not overwritten
 
 
-def test_the_summary_is_the_last_line_alone_and_never_fails_make_progress(tmp_path, capsys):
+def test_the_summary_is_the_last_lines_alone_and_exits_1_below_m_as_the_table_does(
+    tmp_path, capsys
+):
     status, out = run_command(capsys, "--dir", str(tmp_path / "my_client"), "--summary")
-    assert status == 0 and out.startswith("0 of ") and "fixture " not in out
+    assert status == 1 and out.startswith("0 of ") and "fixture " not in out
+    assert out.endswith("Next: write feed_line in my_client/sse.py (lesson 01).\n")
+    status, out = run_command(capsys, "--reference", "--summary")
+    assert status == 0 and "Next" not in out
+
+
+def test_make_progress_is_a_report_each_command_runs_whatever_the_one_before_said():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    for target in ("progress", "progress-zh"):
+        recipe = re.search(rf"^{target}:.*\n((?:\t.*\n)+)", makefile, re.M)
+        assert recipe is not None, target
+        commands = [line.strip() for line in recipe[1].splitlines() if "python" in line]
+        assert len(commands) >= 2
+        for command in commands:
+            assert command.startswith("-") or command.endswith("|| true"), command
 
 
 def test_a_later_lessons_stage_given_from_the_courses_answers_stands_in_for_its_stub(
     tmp_path, capsys
 ):
     where = copy_of(REFERENCE, tmp_path / "my_client", ["lines", "sse", "accumulator"])
-    assert chain.run(where, given=["tool_input"]) == 0  # lesson 03: tool_input is lesson 04's
+    # lesson 03: tool_input and verdict are lesson 04's
+    assert chain.run(where, given=["tool_input", "verdict"]) == 0
     assert "tool_input: the course's answer here" in capsys.readouterr().out
     assert chain.run(where) == 1  # without it, the stub of tool_input fails the tool fixtures
 
@@ -194,7 +217,83 @@ def test_a_wrong_stage_behind_a_later_stub_is_named_before_the_table(tmp_path, c
     text = (where / "lines.py").read_text(encoding="utf-8")
     (where / "lines.py").write_text(text.replace("    if chunk:  # an", "    if True:  # an"))
     status, out = run_command(capsys, "--dir", str(where))
-    assert status == 1 and out.startswith(
-        "lines: my_client/lines.py fails 'an empty chunk changes nothing' (lesson 02's checks)\n"
+    failed = "lines: my_client/lines.py fails 'an empty chunk changes nothing' (lesson 02's checks)"
+    assert status == 1 and out.startswith(failed + "\n")
+    # the first thing to do in lesson order: fix lesson 02's stage, then write lesson 03's
+    assert out.endswith(f"Next: {failed}.\n")
+
+
+def test_every_rule_the_message_hides_has_a_fixture_the_chain_runs():
+    passed = chain.passed_by_the_library()
+    rules = ["crlf_data_lines", "data_spaces", "retry_values", "id_nul", "event_type_reset"]
+    assert set(rules) <= set(passed)
+
+
+def wrong(tmp_path, file, old, new):
+    """The reference answers in a folder of their own, `old` replaced by `new` in `file`."""
+    where = copy_of(REFERENCE, tmp_path / "my_client", STAGES)
+    text = (where / file).read_text(encoding="utf-8")
+    assert old in text
+    (where / file).write_text(text.replace(old, new), encoding="utf-8")
+    return where
+
+
+def test_an_sse_stage_wrong_only_in_what_the_message_hides_is_named_by_its_events(tmp_path):
+    where = wrong(tmp_path, "sse.py", '"\\0" not in value', "True")  # an id with NUL taken
+    rows = {row.fixture: row for row in chain.rows(where)}
+    assert rows["id_nul"].matches == [False] * 3 and rows["id_nul"].stage == "sse"
+    assert rows["id_nul"].difference == (
+        "events: event 3's id is '3\\x00' here, '2' in the library's"
     )
-    assert out.endswith("Next: write feed in my_client/accumulator.py (lesson 03).\n")
+    assert all(all(row.matches) for name, row in rows.items() if name != "id_nul")
+
+
+def test_a_quadratic_feed_gives_the_right_lines_and_is_named_by_its_work(tmp_path, capsys):
+    old = "    if end <= skip:"
+    new = "    self.pending.decode('utf-8', 'replace')  # all of it, at every chunk\n" + old
+    where = wrong(tmp_path, "lines.py", old, new)
+    rows = chain.rows(where)
+    assert all(row.matches[-1] for row in rows)  # whole: one chunk, decoded once
+    assert all(row.matches[:2] == [False, False] for row in rows)
+    assert all(row.difference.startswith("lines: ") and "x the work for 4x" in row.difference
+               for row in rows)
+    assert chain.run(where, summary_only=True) == 1
+    out = capsys.readouterr().out
+    assert "fails 'linear work: one long line in 16-byte chunks' (lesson 02's checks)" in out
+
+
+def test_a_lessons_checks_of_the_librarys_stage_print_no_tick_only_that_they_did_not_run(
+    tmp_path, capsys
+):
+    where = copy_of(REFERENCE, tmp_path / "my_client", ["lines"])
+    sse, lines = my_client.stage("sse", where), my_client.stage("lines", where)
+    capsys.readouterr()
+    checks = [("the library passes", lambda: 1, 1)]
+    sse.check(checks)
+    out = capsys.readouterr().out
+    assert "✔" not in out and out.startswith("Not run: sse is the library's for now")
+    lines.check(checks)
+    assert capsys.readouterr().out == "✔ the library passes\nAll 1 checks pass.\n"
+
+
+@pytest.mark.parametrize(
+    "notebook, call",
+    [
+        ("01_sse_wire_format", "check_all(sse_checks(events_of(feed_line)))"),
+        ("02_chunks_to_lines", "check_all(lines_checks(lines_of(feed)))"),
+    ],
+)
+def test_a_lessons_check_cell_runs_the_very_checks_of_stage_and_my_client(notebook, call):
+    for edition in ("notebooks", "notebooks/zh"):
+        text = (ROOT / edition / f"{notebook}.ipynb").read_text(encoding="utf-8")
+        assert call in text, (edition, notebook)
+
+
+def test_a_feed_that_reads_retry_with_int_fails_lesson_01s_checks_and_my_client(tmp_path):
+    where = wrong(tmp_path, "sse.py", "retry_value(value)", "int(value)")
+    spec = STAGES["sse"]
+    failed = my_client.first_failure(spec.checks(spec.build(my_client.load("sse", where))))
+    assert failed is not None and "retry: only ASCII digits count" in failed
+    rows = {row.fixture: row for row in chain.rows(where)}
+    assert rows["retry_values"].difference.startswith("events: raised ValueError")
+    assert chain.run(where, summary_only=True) == 1

@@ -45,7 +45,7 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")  # a label with Chinese in it gets Chinese
 
 def _words(*labels: str) -> Mapping[str, str]:
     """The words of a check's line (`i18n.LESSON_CHECK`): Chinese for a Chinese label."""
-    return LESSON_CHECK["zh" if any(_CJK.search(label) for label in labels) else "en"]
+    return LESSON_CHECK["zh" if any(_CJK.search(say(label)) for label in labels) else "en"]
 
 
 def _short(value: Any) -> str:
@@ -93,7 +93,7 @@ def passes(what: str, compute: Callable[[], Any], expected: Any) -> bool:
     try:
         got = compute()
     except Exception as error:  # a learner's bug is reported, not raised: the lesson goes on
-        lang = "zh" if _CJK.search(what) else "en"
+        lang = "zh" if _CJK.search(say(what)) else "en"
         said = f"{type(error).__name__}: {say(_stub_words(str(error)), lang)}"
         print("✘ " + words["raised"].format(what=what, error=said))
         return False

@@ -19,10 +19,14 @@ run in the notebook, like `%%writefile` and `%run` together. One rule keeps a le
 work: a cell with more functions still to write (stubs raising NotImplementedError)
 than the file already holds does not replace the file; the file is run instead.
 
-From lesson 02 on, `stage(name)` says which version of a stage the lesson uses: the
-learner's, when its file passes that stage's checks, else the library's, and prints
-one line saying which. `python -m streaming_lib my-client` (`chain.py`) runs the
-learner's stages together over every fixture and compares with the SDK.
+Each stage's checks are one list (`sse_checks`, `lines_checks`, ...): the lesson's check
+cell runs it, and so do `stage` and `my-client`, so the three cannot disagree. From lesson
+02 on, `stage(name)` says which version of a stage the lesson uses: the learner's, when
+its file passes that list, else the library's, and prints one line saying which; the
+lesson's later checks run through `Stage.check`, which runs them only on the learner's
+(on the library's they would test the library against itself). `python -m streaming_lib
+my-client` (`chain.py`) judges the learner's stages on every fixture, each against the
+library's, the message against the SDK's; `work.py` counts the work of a `feed`.
 The course's reference answers, the same as the lessons' collapsed ones, are in
 `reference/`: `--reference` runs them through the very same path.
 """
@@ -46,7 +50,8 @@ from ...events import decode_event
 from ...language import _
 from ...sse import parse_sse
 from ..fixtures import chunked, read_fixture
-from . import given
+from ..lesson_check import check_all
+from . import given, work
 from .relaying import (
     closed_when_stopped,
     first_piece_in_time,
@@ -103,26 +108,44 @@ def load(name: str, where: Path | None = None) -> ModuleType:
 # -- the stages: how each file becomes a step of the chain, and its checks ------------
 
 
-def lines_of(module: ModuleType) -> Callable[[Iterable[bytes]], list[str]]:
-    """The learner's line stage: chunks (bytes) -> lines (list of str), with their `feed`."""
-    decoder_class = type("LineDecoder", (given.LineDecoder,), {"feed": module.feed})
+class LineStage:
+    """The learner's line stage, made of their `feed`: called with chunks (bytes), the lines
+    (list of str), as a client reads them (the chunks, then `flush`)."""
 
-    def run(chunks: Iterable[bytes]) -> list[str]:
-        decoder = decoder_class()
+    def __init__(self, feed: Callable[..., list[str]]) -> None:
+        self.feed = feed
+        self.decoder_class = type("LineDecoder", (given.LineDecoder,), {"feed": feed})
+
+    def __call__(self, chunks: Iterable[bytes]) -> list[str]:
+        decoder = self.decoder_class()
         lines = [line for chunk in chunks for line in decoder.feed(chunk)]
         return lines + decoder.flush()
 
-    return run
+
+def lines_of(feed: Callable[..., list[str]]) -> LineStage:
+    """The line stage (chunks -> lines) made of a `feed` (lesson 02's function)."""
+    return LineStage(feed)
 
 
-def events_of(module: ModuleType) -> Callable[[Iterable[str]], list[Any]]:
-    """The learner's SSE stage: lines -> the events dispatched (list), with their `feed_line`."""
+class EventStage:
+    """The learner's SSE stage, made of their `feed_line`: called with lines (str), the
+    events dispatched (list); `decoder()`: the buffers it fills (lesson 01's)."""
 
-    def run(lines: Iterable[str]) -> list[Any]:
-        decoder = given.SSEDecoder()
-        return [event for line in lines if (event := module.feed_line(decoder, line)) is not None]
+    def __init__(self, feed_line: Callable[..., Any]) -> None:
+        self.feed_line = feed_line
 
-    return run
+    def decoder(self) -> given.SSEDecoder:
+        return given.SSEDecoder()
+
+    def __call__(self, lines: Iterable[str], decoder: given.SSEDecoder | None = None) -> list[Any]:
+        decoder = decoder or self.decoder()
+        events = (self.feed_line(decoder, line) for line in lines)
+        return [event for event in events if event is not None]
+
+
+def events_of(feed_line: Callable[..., Any]) -> EventStage:
+    """The SSE stage (lines -> events) made of a `feed_line` (lesson 01's function)."""
+    return EventStage(feed_line)
 
 
 class LearnersAccumulator:
@@ -199,53 +222,131 @@ class Stage:
     mine: bool
     run: Callable[..., Any]
 
+    def check(self, checks: list[Check]) -> None:
+        """A lesson's checks of this stage (`check_all`) when it is the learner's; when it is
+        still the library's, one line saying so instead: the checks would test the library
+        against itself, and no ✔ may read as the learner's."""
+        if self.mine:
+            check_all(checks)
+        else:
+            print(
+                _(
+                    "Not run: {name} is the library's for now, so these checks would test "
+                    "the library, not your code.",
+                    name=self.name,
+                )
+            )
+
 
 def _event_tuples(events: Iterable[Any]) -> list[tuple[Any, ...]]:
     return [(event.event, event.data, event.id, event.retry) for event in events]
 
 
-def lines_checks(run: Callable[..., Any]) -> list[Check]:
-    """Lesson 02's rules, on a line stage `run` (chunks -> lines)."""
+def lines_checks(run: LineStage) -> list[Check]:
+    """Lesson 02's checks, all of them (the lesson's check cell runs this very list), on a
+    line stage `run` (`lines_of(feed)`)."""
     raw = read_fixture("fixture")
     library = list(fast.iter_lines([raw]))
+
+    def linear(case: Callable[[int], list[bytes]]) -> Callable[[], str]:
+        def judged() -> str:
+            ratio = work.work_ratio(run.feed, case)
+            if ratio <= work.LINEAR:
+                return _("linear")
+            return _("{ratio}x the work for 4x the bytes", ratio=round(ratio))
+
+        return judged
+
     return [
-        ("a line cut between chunks waits", lambda: run([b"da", b"ta: x\n"]), ["data: x"]),
-        ("LF, CRLF and CR end lines", lambda: run([b"a\nb\r\nc\rd\n"]), ["a", "b", "c", "d"]),
-        ("CR | LF is one line ending", lambda: run([b"a\r", b"\nb\n"]), ["a", "b"]),
-        ("only one LF is skipped", lambda: run([b"a\r", b"\n", b"\n"]), ["a", ""]),
-        ("an empty chunk changes nothing", lambda: run([b"a\r", b"", b"\nb\n"]), ["a", "b"]),
-        ("a character cut in two waits", lambda: run([b"\xe6\x89", b"\xbe\n"]), ["\u627e"]),
-        ("the fixture, 1 byte at a time", lambda: run(chunked(raw, 1)), library),
-        ("the fixture, 7 bytes at a time", lambda: run(chunked(raw, 7)), library),
+        (_("a line cut between chunks waits"), lambda: run([b"da", b"ta: x\n"]), ["data: x"]),
+        (
+            _("LF, CRLF and CR end lines"),
+            lambda: run([b"a\nb\r\nc\rd\n"]),
+            ["a", "b", "c", "d"],
+        ),
+        (
+            _("a CR ends its line at once, with no LF to wait for"),
+            lambda: run.decoder_class().feed(b"a\rb\r"),
+            ["a", "b"],
+        ),
+        (_("CR | LF is one line ending"), lambda: run([b"a\r", b"\nb\n"]), ["a", "b"]),
+        (_("only one LF is skipped"), lambda: run([b"a\r", b"\n", b"\n"]), ["a", ""]),
+        (_("an empty chunk changes nothing"), lambda: run([b"a\r", b"", b"\nb\n"]), ["a", "b"]),
+        (_("a character cut in two waits"), lambda: run([b"\xe6\x89", b"\xbe\n"]), ["\u627e"]),
+        (_("the fixture, 1 byte at a time"), lambda: run(chunked(raw, 1)), library),
+        (_("the fixture, 7 bytes at a time"), lambda: run(chunked(raw, 7)), library),
+        (
+            _("linear work: one long line in 16-byte chunks"),
+            linear(work.long_line),
+            _("linear"),
+        ),
+        (_("linear work: many lines in one chunk"), linear(work.many_lines), _("linear")),
     ]
 
 
-def sse_checks(run: Callable[..., Any]) -> list[Check]:
-    """Lesson 01's rules, on an SSE stage `run` (lines -> events)."""
+NOT_DIGITS = "\uff13\uff10\uff10\uff10, 1.5, -1, ' 10', +5, 1_000"  # int() takes all but 1.5
+RETRY_VALUES = ["\uff13\uff10\uff10\uff10", "1.5", "-1", " 10", "+5", "1_000", "0250"]
+
+
+def sse_checks(run: EventStage) -> list[Check]:
+    """Lesson 01's checks, all of them (the lesson's check cell runs this very list), on an
+    SSE stage `run` (`events_of(feed_line)`)."""
     fields = list(fast.iter_lines([read_fixture("sse_fields")]))
     library = _event_tuples(parse_sse(fields))
 
-    def ids(lines: list[str]) -> list[Any]:
-        return [event.id for event in run(lines)]
+    def parsed(lines: list[str], decoder: Any = None) -> list[tuple[Any, ...]]:
+        return _event_tuples(run(lines, decoder))
+
+    def at_once() -> tuple[Any, ...]:  # (the events, the reconnection time after them)
+        decoder = run.decoder()
+        return parsed(["retry: 3000", ""], decoder), decoder.reconnection_time
+
+    def retries() -> list[tuple[Any, ...]]:  # (the event's retry, the reconnection time)
+        found = []
+        for value in RETRY_VALUES:
+            decoder = run.decoder()
+            events = parsed(["retry: 2000", f"retry: {value}", "data: x", ""], decoder)
+            found.append((events[0][3] if events else None, decoder.reconnection_time))
+        return found
 
     return [
         (
-            "a blank line dispatches",
-            lambda: _event_tuples(run(["data: a", ""])),
+            _("a blank line dispatches; data lines join with LF"),
+            lambda: parsed(["data: a", "data: b", ""]),
+            [("message", "a\nb", None, None)],
+        ),
+        (
+            _("one space after the colon is removed, no more"),
+            lambda: parsed(["data:  a", "data:b", "data:\tc", ""]),
+            [("message", " a\nb\n\tc", None, None)],
+        ),
+        (
+            _("the event type is reset at dispatch"),
+            lambda: [e[0] for e in parsed(["event: x", "data: 1", "", "data: 2", ""])],
+            ["x", "message"],
+        ),
+        (
+            _("no data, no event; an unfinished event is dropped"),
+            lambda: parsed(["event: x", "", "data: a"]),
+            [],
+        ),
+        (
+            _("comments and unknown fields are ignored"),
+            lambda: parsed([": hi", "Data: x", "data: a", ""]),
             [("message", "a", None, None)],
         ),
         (
-            "data lines join with LF",
-            lambda: [e.data for e in run(["data: a", "data: b", ""])],
-            ["a\nb"],
-        ),
-        ("no data, no event", lambda: run(["event: x", ""]), []),
-        (
-            "the last event ID stays",
-            lambda: ids(["id: 7", "data: a", "", "data: b", ""]),
+            _("the last event ID stays; an id with NUL is ignored"),
+            lambda: [e[2] for e in parsed(["id: 7", "data: a", "", "id: 8\0", "data: b", ""])],
             ["7", "7"],
         ),
-        ("sse_fields: the library's events", lambda: _event_tuples(run(fields)), library),
+        (_("retry sets the reconnection time at once"), at_once, ([], 3000)),
+        (
+            _("retry: only ASCII digits count (not {values})", values=NOT_DIGITS),
+            retries,
+            [(2000, 2000)] * 6 + [(250, 250)],
+        ),
+        (_("sse_fields: the library's events"), lambda: parsed(fields), library),
     ]
 
 
@@ -535,14 +636,22 @@ def _library_message(events: Iterable[Any]) -> dict[str, Any]:
 @dataclass(frozen=True)
 class _Spec:
     build: Callable[[ModuleType], Callable[..., Any]]  # the learner's module -> the stage
-    checks: Callable[[Callable[..., Any]], list[Check]]  # checks a stage function must pass
+    checks: Callable[[Any], list[Check]]  # the checks the built stage must pass
     library: Callable[..., Any]  # the library's stage, used until the learner's passes
 
 
 # Each stage, in lesson order (01, 02, 03, 04, 07). A lesson converted later adds its stage here.
 STAGES: dict[str, _Spec] = {
-    "sse": _Spec(events_of, sse_checks, lambda lines: list(parse_sse(lines))),
-    "lines": _Spec(lines_of, lines_checks, lambda chunks: list(fast.iter_lines(chunks))),
+    "sse": _Spec(
+        lambda module: events_of(module.feed_line),
+        sse_checks,
+        lambda lines: list(parse_sse(lines)),
+    ),
+    "lines": _Spec(
+        lambda module: lines_of(module.feed),
+        lines_checks,
+        lambda chunks: list(fast.iter_lines(chunks)),
+    ),
     "accumulator": _Spec(message_of, accumulator_checks, _library_message),
     "tool_input": _Spec(
         lambda module: module.tool_input,

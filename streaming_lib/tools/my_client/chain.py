@@ -1,24 +1,37 @@
-"""`python -m streaming_lib my-client`: the learner's client against the SDK, on every fixture.
+"""`python -m streaming_lib my-client`: the learner's client, stage by stage, on every fixture.
 
-The learner's stages (`my_client/`: lines, sse, accumulator, tool_input) run chained,
-bytes -> lines -> events -> message, on every fixture whose message the library itself
-gets the same as the SDK (`fixtures/NAME.sdk.json`), with the bytes in chunks of 1 and
-7 bytes and whole. Each final message is compared with the SDK's (`compare_messages`).
+The learner's stages (`my_client/`: lines, sse, accumulator, tool_input) run on every
+fixture whose message the library itself gets the same as the SDK (`fixtures/NAME.sdk.json`),
+with the bytes in chunks of 1 and 7 bytes and whole. Each stage gets the same input as the
+library's stage, so a difference is the stage's own:
+
+- sse (lesson 01): the learner's events from the library's lines; each event's type, data,
+  id and retry against the library's (which pass the WHATWG corpus);
+- lines (lesson 02): the learner's lines from the chunks against the library's, and the work
+  its `feed` does (`work.py`): the stream with every line twice as long, twice over (4 times
+  the bytes), may cost about 4 times the work, not the square;
+- accumulator and tool_input (lessons 03, 04): the learner's message from the library's
+  events against the SDK's (`compare_messages`).
+
+Equal at every stage means equal chained: the learner's whole client gives the SDK's message.
+A row names its first difference in lesson order (01, 02, 03, 04), and the "Next:" line under
+the table names the first stage, in the same order, still to write or to fix:
 
     fixture          1 byte  7 bytes  whole  first difference
     ---------------  ------  -------  -----  ----------------
     cjk_emoji        ✔       ✔        ✔
     fixture          ✘       ✘        ✘      message.usage.output_tokens: 59 here, 58 in the SDK's
 
-    24 of 25 fixtures match the SDK at every chunk size
+    32 of 33 fixtures pass every stage at every chunk size
+    Next: fix my_client/accumulator.py: fixture: message.usage.output_tokens: 59 here, ...
 
-A stage still a stub fails every fixture: the table then names the first function
-still to write, instead of a traceback. A stage written but wrong is named before the
-table by the first of its lesson's checks it fails: behind a later stub, its fixtures
-would show only the stub. `--reference` runs the course's reference
-answers (`reference/`) through the very same path. A lesson run before a later stage's
-own lesson (03 before 04's `tool_input`) passes that stage in `given`: the course's
-answer stands in for it, and the report says so.
+A stage still a stub fails every fixture: the table names the function to write instead of
+a traceback. A stage written but wrong is named before the table by the first of its
+lesson's checks it fails. `--reference` runs the course's reference answers (`reference/`)
+through the very same path. A lesson run before a later stage's own lesson (03 before 04's
+`tool_input`) passes that stage in `given`: the course's answer stands in for it, and the
+report says so. The exit status is 0 only when every fixture passes and every stage passes
+its lesson's checks, with `--summary` too (`make progress` ignores it: a report).
 """
 
 from __future__ import annotations
@@ -26,12 +39,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ... import fast
 from ...accumulator import accumulate
 from ...language import _, current_language, word
+from ...sse import parse_sse
 from ..fixtures import FIXTURES_DIR, chunked, fixture_names, read_fixture
 from ..i18n import Table
 from ..sdk import compare_messages
@@ -40,6 +56,8 @@ from ..trace import width as columns
 from . import (
     REFERENCE,
     STAGES,
+    EventStage,
+    LineStage,
     events_of,
     first_failure,
     lines_of,
@@ -47,7 +65,9 @@ from . import (
     message_of,
     named,
     stub_words,
+    work,
 )
+from .reports import STUB_MESSAGE
 
 CHUNK_SIZES: list[int | None] = [1, 7, None]  # None: the whole body as one chunk
 HEADERS = Table(
@@ -61,11 +81,13 @@ HEADERS = Table(
 
 @dataclass(frozen=True)
 class Row:
-    """One fixture: ✔ or ✘ per chunk size, and the first difference found (or "")."""
+    """One fixture: ✔ or ✘ per chunk size, and the first difference found (or ""), in
+    lesson order, with the stage it is in."""
 
     fixture: str
     matches: list[bool]
     difference: str
+    stage: str = ""  # the stage of the first difference ("sse", "lines", ...), "" if none
 
 
 def sdk_message(name: str, directory: Path = FIXTURES_DIR) -> dict[str, Any] | None:
@@ -88,27 +110,141 @@ def passed_by_the_library(directory: Path = FIXTURES_DIR) -> list[str]:
     return names
 
 
-def client(modules: dict[str, ModuleType]) -> Callable[[list[bytes]], dict[str, Any]]:
-    """The chain of the learner's stages: chunks (bytes) -> the final message (dict)."""
-    lines = lines_of(modules["lines"])
-    events = events_of(modules["sse"])
-    message = message_of(modules["accumulator"], modules["tool_input"].tool_input)
-    return lambda chunks: message(events(lines(chunks)))
+@dataclass(frozen=True)
+class Client:
+    """The learner's stages, each a function: chunks -> lines, lines -> events, events ->
+    the final message (their accumulator with their tool input)."""
+
+    lines: LineStage
+    sse: EventStage
+    message: Callable[[Iterable[Any]], dict[str, Any]]
 
 
-def compare(run: Callable[[list[bytes]], dict[str, Any]], name: str) -> Row:
+def client(modules: dict[str, ModuleType]) -> Client:
+    """The learner's stages, from their modules (lines, sse, accumulator, tool_input)."""
+    return Client(
+        lines_of(modules["lines"].feed),
+        events_of(modules["sse"].feed_line),
+        message_of(modules["accumulator"], modules["tool_input"].tool_input),
+    )
+
+
+def _shown(mine: Any, theirs: Any) -> tuple[str, str]:
+    """Both values as short reprs; two long strings from a little before where they differ."""
+    if isinstance(mine, str) and isinstance(theirs, str) and max(len(mine), len(theirs)) > 30:
+        pairs = enumerate(zip(mine, theirs, strict=False))
+        at = next((i for i, (a, b) in pairs if a != b), min(len(mine), len(theirs)))
+        start = max(0, at - 8)
+        mine, theirs = mine[start : start + 24], theirs[start : start + 24]
+        prefix = "…" if start else ""
+        return f"{prefix}{mine!r}", f"{prefix}{theirs!r}"
+    return repr(mine), repr(theirs)
+
+
+def line_difference(mine: list[str], theirs: list[str]) -> str:
+    """Where the learner's lines first differ from the library's ("" if they do not)."""
+    for number, (a, b) in enumerate(zip(mine, theirs, strict=False), 1):
+        if a != b:
+            here, there = _shown(a, b)
+            return _(
+                "lines: line {number} is {mine} here, {theirs} in the library's",
+                number=number,
+                mine=here,
+                theirs=there,
+            )
+    if len(mine) != len(theirs):
+        return _(
+            "lines: {count} lines here, {expected} in the library's",
+            count=len(mine),
+            expected=len(theirs),
+        )
+    return ""
+
+
+FIELDS = ("type", "data", "id", "retry")  # of an event, as the SSE spec names them
+
+
+def event_difference(mine: list[Any], theirs: list[Any]) -> str:
+    """Where the learner's events first differ from the library's: an event's type, data,
+    id or retry ("" if they do not)."""
+    for number, (a, b) in enumerate(zip(mine, theirs, strict=False), 1):
+        for field, x, y in zip(FIELDS, _fields(a), _fields(b), strict=True):
+            if x != y:
+                here, there = _shown(x, y)
+                return _(
+                    "events: event {number}'s {field} is {mine} here, {theirs} in the library's",
+                    number=number,
+                    field=field,
+                    mine=here,
+                    theirs=there,
+                )
+    if len(mine) != len(theirs):
+        return _(
+            "events: {count} events here, {expected} in the library's",
+            count=len(mine),
+            expected=len(theirs),
+        )
+    return ""
+
+
+def _fields(event: Any) -> tuple[Any, ...]:
+    return (event.event, event.data, event.id, event.retry)
+
+
+def judged(stage: str, compute: Callable[[], str]) -> tuple[str, str]:
+    """(the stage to fix, what differs: "" if nothing) for one stage's comparison. A stub's
+    NotImplementedError names its own file's stage; any other error is reported as raised."""
+    try:
+        return stage, compute()
+    except NotImplementedError as error:  # a stub: "write feed in my_client/lines.py ..."
+        match = STUB_MESSAGE.fullmatch(str(error))
+        named_stage = Path(match["path"]).stem if match else stage
+        return named_stage, stub_words(str(error))
+    except Exception as error:  # the learner's bug: shown in the table, never raised
+        return stage, _("{stage}: raised {error}", stage=STAGE_WORDS[stage], error=named(error))
+
+
+# What each stage gives, as a row names it: "events: raised ValueError: ...".
+STAGE_WORDS = {"sse": _("events"), "lines": _("lines"), "accumulator": _("message")}
+
+
+def lines_judged(run: LineStage, raw: bytes, size: int | None, library: list[str]) -> str:
+    """The learner's lines of `raw` in chunks of `size` against the library's, then the work
+    of their `feed` on the stretched stream against `raw`'s (4 times the bytes)."""
+
+    def cut(body: bytes) -> list[bytes]:
+        return chunked(body, size) if size else [body]
+
+    lines, done = work.lines_and_work(run.feed, cut(raw))
+    difference = line_difference(lines, library)
+    if difference:
+        return difference
+    ratio = work.lines_and_work(run.feed, cut(work.stretched(raw)))[1] / max(1, done)
+    if ratio > work.LINEAR:
+        return _(
+            "lines: {ratio}x the work for 4x the bytes (every line twice as long, twice over)",
+            ratio=round(ratio),
+        )
+    return ""
+
+
+def compare(run: Client, name: str) -> Row:
+    """Fixture `name` through the learner's stages, each against the library's (or, for
+    the message, the SDK's), at every chunk size."""
     raw, theirs = read_fixture(name), sdk_message(name)
-    matches, difference = [], ""
+    lines = list(fast.iter_lines([raw]))
+    events = list(parse_sse(lines))
+    sse = judged("sse", lambda: event_difference(run.sse(lines), events))
+    message = judged(
+        "accumulator", lambda: next(iter(compare_messages(run.message(events), theirs)), "")
+    )
+    matches, first = [], ("", "")
     for size in CHUNK_SIZES:
-        try:
-            found = compare_messages(run(chunked(raw, size) if size else [raw]), theirs)
-        except NotImplementedError as error:  # a stub: "write feed in my_client/lines.py ..."
-            found = [stub_words(str(error))]
-        except Exception as error:  # the learner's bug: shown in the table, never raised
-            found = [_("raised {error}", error=named(error))]
-        matches.append(not found)
-        difference = difference or (found[0] if found else "")
-    return Row(name, matches, difference)
+        line = judged("lines", partial(lines_judged, run.lines, raw, size, lines))
+        found = next((judgement for judgement in (sse, line, message) if judgement[1]), ("", ""))
+        matches.append(not found[1])
+        first = first if first[1] else found
+    return Row(name, matches, first[1], first[0])
 
 
 STAGE_NAMES = ("lines", "sse", "accumulator", "tool_input")
@@ -130,14 +266,20 @@ def rows(where: Path | None, given: Iterable[str] = ()) -> list[Row]:
                 stage=stage,
                 error=named(error),
             )
-            return [Row(name, [False] * len(CHUNK_SIZES), why) for name in names]
+            return [Row(name, [False] * len(CHUNK_SIZES), why, stage) for name in names]
     run = client(modules)
     return [compare(run, name) for name in names]
 
 
-def table(results: list[Row], width: int = 70, *, next_stub: str | None = None) -> str:
-    """The report: one row per fixture, then `N of M fixtures match the SDK at every chunk size`
-    and what to write next (`summary`), in the language in use."""
+def table(
+    results: list[Row],
+    width: int = 70,
+    *,
+    next_step: str | None = None,
+    stages: tuple[int, int] | None = None,
+) -> str:
+    """The report: one row per fixture, then `N of M fixtures pass every stage at every chunk
+    size` and what to do next (`summary`), in the language in use."""
     headers = list(HEADERS[current_language()].values())
     names = max([columns(headers[0]), *(len(row.fixture) for row in results)])
     sizes = [columns(header) for header in headers[1:4]]
@@ -159,7 +301,7 @@ def table(results: list[Row], width: int = 70, *, next_stub: str | None = None) 
             cut(str(row.difference), width),
         ]
         lines.append("  ".join(cells).rstrip())
-    lines += ["", summary(results, next_stub)]
+    lines += ["", summary(results, next_step, stages)]
     return "\n".join(lines)
 
 
@@ -168,40 +310,46 @@ def pad(text: str, size: int) -> str:
     return text + " " * (size - columns(text))
 
 
-def summary(results: list[Row], first_stub: str | None = None) -> str:
-    """`N of M fixtures match the SDK at every chunk size`, and what to write next if a stub
-    stopped a fixture (or what to fix first, whole, if a file does not even load).
-    `first_stub`: the function still to write of the earliest lesson (`first_stub()`),
-    named instead of the stub the bytes met first (the pipeline's order is not the lessons').
+def summary(
+    results: list[Row], next_step: str | None = None, stages: tuple[int, int] | None = None
+) -> str:
+    """`N of M fixtures pass every stage at every chunk size`, then, given `stages` (passed,
+    checked), `K of L stages pass their lesson's checks` (a rule no fixture shows, such as
+    the copy of `message_start`, fails only there), and `next_step` (what to write or fix
+    next, `next_step()`) on a line of its own.
 
     >>> stub = "write feed in my_client/lines.py (lesson 02)"
-    >>> print(summary([Row("text_only", [True] * 3, ""), Row("fixture", [False] * 3, stub)]))
-    1 of 2 fixtures match the SDK at every chunk size
+    >>> print(summary([Row("text_only", [True] * 3, ""), Row("fixture", [False] * 3, stub)], stub))
+    1 of 2 fixtures pass every stage at every chunk size
     Next: write feed in my_client/lines.py (lesson 02).
     """
     done = sum(all(row.matches) for row in results)
     line = str(
         _(
-            "{done} of {count} fixtures match the SDK at every chunk size",
+            "{done} of {count} fixtures pass every stage at every chunk size",
             done=done,
             count=len(results),
         )
     )
-    broken = [row.difference for row in results if " does not load: " in row.difference]
-    stubs = [row.difference for row in results if row.difference.startswith("write ")]
-    if broken or stubs:  # a file that does not load first: the table cuts its line number
-        line += "\n" + str(_("Next: {what}.", what=(broken or [first_stub or stubs[0]])[0]))
+    if stages is not None:
+        passed, checked = stages
+        line += "; " + str(
+            _("{done} of {count} stages pass their lesson's checks", done=passed, count=checked)
+        )
+    if next_step:
+        line += "\n" + str(_("Next: {what}.", what=next_step))
     return line
 
 
-LESSONS = {"sse": "01", "lines": "02", "accumulator": "03", "tool_input": "04"}
+LESSONS = {"sse": "01", "lines": "02", "accumulator": "03", "tool_input": "04", "verdict": "04"}
+IN_LESSON_ORDER = sorted(LESSONS, key=LESSONS.__getitem__)
 
 
 def checked_stages(where: Path | None, given: Iterable[str] = ()) -> Iterator[tuple[str, str]]:
     """(stage, its first failed check) for each stage of lessons 01-04 that fails one, in
     lesson order; a stub's failure reads "write ...". A file that does not load is skipped:
     the table says so."""
-    for name in sorted(LESSONS, key=LESSONS.__getitem__):
+    for name in IN_LESSON_ORDER:
         if name in given:
             continue
         spec = STAGES[name]
@@ -213,19 +361,24 @@ def checked_stages(where: Path | None, given: Iterable[str] = ()) -> Iterator[tu
             yield name, failed
 
 
+def failing_line(name: str, failed: str) -> str:
+    """`lines: my_client/lines.py fails 'only one LF is skipped' (lesson 02's checks)`."""
+    return str(
+        _(
+            "{name}: my_client/{name}.py {failure} (lesson {lesson}'s checks)",
+            name=name,
+            failure=failed,
+            lesson=LESSONS[name],
+        )
+    )
+
+
 def failing_stages(where: Path | None, given: Iterable[str] = ()) -> list[str]:
     """One line for each stage the learner has written (its file no longer only a stub)
     that fails one of its lesson's checks, in lesson order, e.g.
     `lines: my_client/lines.py fails 'only one LF is skipped' (lesson 02's checks)`."""
     return [
-        str(
-            _(
-                "{name}: my_client/{name}.py {failure} (lesson {lesson}'s checks)",
-                name=name,
-                failure=failed,
-                lesson=LESSONS[name],
-            )
-        )
+        failing_line(name, failed)
         for name, failed in checked_stages(where, given)
         if not failed.startswith("write ")
     ]
@@ -238,6 +391,31 @@ def first_stub(where: Path | None, given: Iterable[str] = ()) -> str | None:
     return next(stubs, None)
 
 
+def next_step(results: list[Row], failed: dict[str, str]) -> str | None:
+    """What to do next, the first in lesson order: a file that does not load; else, stage by
+    stage (01 to 04), a stub to write, a lesson check it fails (`failed`: stage -> its first
+    failed check, from `checked_stages`), or the first fixture it fails. None: nothing."""
+    broken = [row.difference for row in results if " does not load: " in row.difference]
+    if broken:  # the first thing to fix, whole: the table cuts its line number
+        return broken[0]
+    for name in IN_LESSON_ORDER:
+        if name in failed:
+            return failed[name] if failed[name].startswith("write ") else failing_line(
+                name, failed[name]
+            )
+        row = next((row for row in results if row.stage == name and row.difference), None)
+        if row is not None:
+            return str(
+                _(
+                    "fix my_client/{name}.py: {fixture}: {difference}",
+                    name=name,
+                    fixture=row.fixture,
+                    difference=row.difference,
+                )
+            )
+    return None
+
+
 def run(
     where: Path | None = None,
     *,
@@ -246,9 +424,9 @@ def run(
     given: Iterable[str] = (),
 ) -> int:
     """Print the report for my_client/ (or `where`, or the reference answers); 0 if every
-    fixture matches, else 1. `given`: stages whose lesson comes later, taken from the
-    course's reference answers (one line says which)."""
-    given = sorted(set(given) & set(STAGE_NAMES))
+    fixture passes every stage and every stage its lesson's checks, else 1. `given`: stages
+    whose lesson comes later, taken from the course's reference answers (one line says which)."""
+    given = sorted(set(given) & set(LESSONS))
     results = rows(REFERENCE if reference else where, given)
     for name in given:
         print(
@@ -257,10 +435,14 @@ def run(
                 name=name,
             )
         )
-    next_stub = None
-    if not reference:
-        for line in failing_stages(where, given):
-            print(line)
-        next_stub = first_stub(where, given)
-    print(summary(results, next_stub) if summary_only else table(results, next_stub=next_stub))
-    return 0 if all(all(row.matches) for row in results) else 1
+    failed = dict(checked_stages(REFERENCE if reference else where, given))
+    for name, failure in failed.items():
+        if not failure.startswith("write "):
+            print(failing_line(name, failure))
+    step = next_step(results, failed)
+    stages = (len(LESSONS) - len(given) - len(failed), len(LESSONS) - len(given))
+    if summary_only:
+        print(summary(results, step, stages))
+    else:
+        print(table(results, next_step=step, stages=stages))
+    return 0 if all(all(row.matches) for row in results) and not failed else 1
