@@ -5,6 +5,9 @@
     my_client/accumulator.py  on_message_start, on_content_block_start / _delta / _stop,
                               on_message_delta               lesson 03: the message
     my_client/tool_input.py   tool_input      lesson 04: a tool's input at its stop
+    my_client/retry.py        wait_before_retry  lesson 06: wait, or give up, after a failed try
+    my_client/client.py       stream_message  lesson 06: the request, its retries, the body
+                              through the learner's own stages, the typed errors
     my_client/relay.py        relay           lesson 07: the relay's streaming core
 
 The folder sits at the repository's root (ignored by git), or where the environment
@@ -22,7 +25,9 @@ than the file already holds does not replace the file; the file is run instead.
 From lesson 02 on, `stage(name)` says which version of a stage the lesson uses: the
 learner's, when its file passes that stage's checks, else the library's, and prints
 one line saying which. `python -m streaming_lib my-client` (`chain.py`) runs the
-learner's stages together over every fixture and compares with the SDK.
+learner's stages together over every fixture and compares with the SDK; `--live`
+(`live.py`) runs the learner's client.py over a socket against the replay server's
+faults, the SDK beside it.
 The course's reference answers, the same as the lessons' collapsed ones, are in
 `reference/`: `--reference` runs them through the very same path.
 """
@@ -52,8 +57,20 @@ from .relaying import (
     stop_reaches_the_upstream,
 )
 from .reports import named, stub_words
+from .retrying import client_checks, retry_checks
 
-__all__ = ["STAGES", "Stage", "ensure", "first_failure", "folder", "load", "stage"]
+__all__ = [
+    "STAGES",
+    "Stage",
+    "accumulator_of",
+    "ensure",
+    "events_of",
+    "first_failure",
+    "folder",
+    "lines_of",
+    "load",
+    "stage",
+]
 
 ENVIRONMENT = "STREAMING_COURSE_MY_CLIENT"  # a folder to use instead of ./my_client
 HERE = Path(__file__).resolve().parent
@@ -144,6 +161,24 @@ def message_of(
         return acc.final_message()
 
     return run
+
+
+def accumulator_of(
+    module: ModuleType, tool_input: Callable[..., Any] | None = None
+) -> Callable[[], Any]:
+    """The learner's accumulator (`module`: their accumulator.py) as a zero-argument factory;
+    each call gives a fresh accumulator object with:
+
+      `.feed(event: dict)`       one decoded Messages API event (dict as on the wire); raises
+                                 the library's typed StreamErrors (EventOrderError,
+                                 APIStreamError, ...)
+      `.message`                 the message so far (dict) or None before message_start
+      `.final_message() -> dict` raises IncompleteStreamError before message_stop
+
+    `tool_input`: the tool-input stage to use (default: the course's reference answer)."""
+    handlers = {kind: getattr(module, f"on_{kind}") for kind in HANDLED}
+    tool_input = tool_input or load("tool_input", REFERENCE).tool_input
+    return lambda: given.Accumulator(handlers, tool_input)
 
 
 Check = tuple[str, Callable[[], Any], Any]
@@ -266,7 +301,12 @@ class _Spec:
     library: Callable[..., Any]  # the library's stage, used until the learner's passes
 
 
-# Each stage, in lesson order (01, 02, 03, 04, 07). A lesson converted later adds its stage here.
+def _reference(file: str, function: str) -> Callable[..., Any]:
+    """The course's answer `function` of `reference/<file>.py`, loaded when first called."""
+    return lambda *args, **kwargs: getattr(load(file, REFERENCE), function)(*args, **kwargs)
+
+
+# Each stage, in lesson order (01 to 07). A lesson converted later adds its stage here.
 STAGES: dict[str, _Spec] = {
     "sse": _Spec(events_of, sse_checks, lambda lines: list(parse_sse(lines))),
     "lines": _Spec(lines_of, lines_checks, lambda chunks: list(fast.iter_lines(chunks))),
@@ -275,6 +315,16 @@ STAGES: dict[str, _Spec] = {
         lambda module: module.tool_input,
         tool_input_checks,
         lambda fragments, index: load("tool_input", REFERENCE).tool_input(fragments, index),
+    ),
+    "retry": _Spec(
+        lambda module: module.wait_before_retry,
+        retry_checks,
+        _reference("retry", "wait_before_retry"),
+    ),
+    "client": _Spec(
+        lambda module: module.stream_message,
+        client_checks,
+        _reference("client", "stream_message"),
     ),
     "relay": _Spec(
         lambda module: module.relay,
@@ -359,6 +409,15 @@ def load_ipython_extension(ipython: Any) -> None:
     def my_client(line: str, cell: str) -> None:
         said, code = save_cell(line.strip(), cell)
         print(said)
-        ipython.run_cell(code, store_history=False)
+        # Run as the file: `__file__` names it (client.py loads the stages beside it).
+        before = ipython.user_ns.get("__file__")
+        ipython.user_ns["__file__"] = str(folder() / line.strip())
+        try:
+            ipython.run_cell(code, store_history=False)
+        finally:
+            if before is None:
+                ipython.user_ns.pop("__file__", None)
+            else:
+                ipython.user_ns["__file__"] = before
 
     ipython.register_magic_function(my_client, magic_kind="cell", magic_name="my_client")

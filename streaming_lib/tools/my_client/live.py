@@ -1,0 +1,256 @@
+"""`python -m streaming_lib my-client --live`: the learner's client over a socket, vs the SDK.
+
+The learner's `my_client/client.py` (`stream_message`, with their retry.py and their
+stages) and the anthropic SDK each meet the same faults of the replay server on
+127.0.0.1 (`retrying.SCENARIOS`: a clean stream, a 429 with `retry-after`, a 529 then
+the stream, a 500 three times, a 200 that is no event stream, an `error` event after
+200, a body cut midway, a stall past the read timeout, a connection refused, ...), each
+on a fresh server, and the table sets the two outcomes side by side:
+
+    scenario                 the SDK                     yours                       same
+    -----------------------  --------------------------  --------------------------  ----
+    429 with retry-after: 2  2 tries (2 s): message      2 tries (2 s): message      ✔
+    a body cut midway        1 try: cut                  1 try: raised KeyError: 'x' ✘
+
+    12 of 12 scenarios behave as the SDK (or as the course says, where its rule is stricter)
+
+A scenario matches when the tries, the waits and the result are the SDK's. The SDK's
+waits are recorded, never slept (`_calculate_retry_timeout` is wrapped, its jitter
+held at none, in this referee only); the learner's are recorded through the client's
+`sleep` parameter, and may be the SDK's or up to a quarter less (its jitter). Where the
+course's rule asks more than the SDK (a 200 that is no event stream is refused from its
+content-type; an error after 200 keeps the message so far), the course's outcome is the
+one to match, and the table says so.
+
+`--base-url URL` sends one request to a real Messages API with the learner's client
+(the key from ANTHROPIC_API_KEY) and prints what came back: the very code the
+scenarios ran.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+from ...language import _, current_language, word
+from ..i18n import Table
+from ..trace import cut
+from ..trace import width as columns
+from . import REFERENCE, load
+from .reports import named, stub_words
+from .retrying import (
+    KEEPS_PARTIAL,
+    REQUEST,
+    SCENARIOS,
+    Outcome,
+    Scenario,
+    outcome,
+    serving,
+)
+
+HEADERS = Table(
+    word("live_scenario", "scenario"),
+    word("live_sdk", "the SDK"),
+    word("live_yours", "yours"),
+    word("live_same", "same"),
+)
+JITTER = 0.25  # the SDK takes up to a quarter off each back-off, at random
+
+
+@contextmanager
+def sdk_waits_recorded() -> Iterator[list[float]]:
+    """Inside: the SDK records each wait it chooses before a retry (no jitter), and sleeps 0."""
+    from anthropic import _base_client
+
+    chosen: list[float] = []
+    calculate = _base_client.SyncAPIClient._calculate_retry_timeout
+
+    def record(self: Any, *args: Any, **kwargs: Any) -> float:
+        with mock.patch.object(_base_client, "random", lambda: 0.0):
+            chosen.append(round(calculate(self, *args, **kwargs), 6))
+        return 0.0
+
+    with mock.patch.object(_base_client.SyncAPIClient, "_calculate_retry_timeout", record):
+        yield chosen
+
+
+def sdk_outcome(scenario: Scenario) -> Outcome:
+    """What the anthropic SDK (`messages.stream`, max_retries 2) comes to in `scenario`."""
+    import anthropic
+    import httpx2
+
+    from ..sdk import compare_messages
+    from .retrying import _fixture
+
+    result: str
+    with sdk_waits_recorded() as waits, serving(scenario) as (url, server):
+        base = url.partition("?")[0]
+        sdk = anthropic.Anthropic(
+            base_url=base, api_key="test", max_retries=2, timeout=scenario.read_timeout
+        )
+        try:
+            with sdk.messages.stream(**REQUEST, extra_query=scenario.fault or {}) as stream:
+                message = stream.get_final_message().to_dict()
+            differs = compare_messages(message, _fixture())
+            result = _("message")
+            if differs:
+                result = _("a message, but {difference}", difference=differs[0])
+        except anthropic.APIStatusError as error:
+            result = _("HTTP {status}", status=error.status_code)
+            if error.status_code == 200:  # an error event: the stream had begun
+                result = _("error event")
+        except anthropic.APIConnectionError:
+            result = _("no connection")
+        except httpx2.TimeoutException:
+            result = _("timeout")
+        except httpx2.TransportError:
+            result = _("cut")
+        except Exception as error:  # what the SDK does where it has no rule (an HTML page)
+            result = _("raised {error}", error=type(error).__name__)
+        finally:
+            sdk.close()
+        tries = server.requests if server is not None else len(waits) + 1
+    return Outcome(tries, tuple(waits), result)
+
+
+def behaves_as(mine: Outcome, sdk: Outcome, scenario: Scenario) -> bool:
+    """Whether the learner's outcome is the SDK's (or the course's, where it is stricter):
+    the same tries and result, each wait the SDK's or up to JITTER less."""
+    wanted = scenario.course if scenario.stricter else sdk
+    if (mine.tries, mine.result) != (wanted.tries, wanted.result):
+        return False
+    if len(mine.waits) != len(sdk.waits):
+        return False
+    return all(
+        isinstance(got, (int, float)) and (1 - JITTER) * theirs - 1e-6 <= got <= theirs + 1e-6
+        for got, theirs in zip(mine.waits, sdk.waits, strict=True)
+    )
+
+
+Row = tuple[Scenario, Outcome, Outcome, bool]
+
+
+def client_of(where: Path | None) -> tuple[Callable[..., Any] | None, str]:
+    """The learner's `stream_message` from `where` (None: my_client/), or None and why not."""
+    try:
+        return load("client", where).stream_message, ""
+    except NotImplementedError as error:  # a stage's stub raised while client.py loaded it
+        return None, stub_words(str(error))
+    except Exception as error:  # a file that does not load: reported, never raised
+        return None, str(_("my_client/client.py does not load: {error}", error=named(error)))
+
+
+def rows(where: Path | None) -> list[Row]:
+    """One row per scenario: (scenario, the SDK's outcome, the learner's, whether they agree)."""
+    client, why = client_of(where)
+    found = []
+    for scenario in SCENARIOS:
+        sdk = sdk_outcome(scenario)
+        mine = outcome(client, scenario) if client is not None else Outcome(0, (), why)
+        found.append((scenario, sdk, mine, behaves_as(mine, sdk, scenario)))
+    return found
+
+
+def summary(results: list[Row]) -> str:
+    """`N of M scenarios behave as the SDK ...`, and what to write or fix next, if anything."""
+    done = sum(row[3] for row in results)
+    line = str(
+        _(
+            "{done} of {count} scenarios behave as the SDK "
+            "(or as the course says, where its rule is stricter)",
+            done=done,
+            count=len(results),
+        )
+    )
+    failed = [mine.result for _scenario, _sdk, mine, same in results if not same]
+    to_do = [
+        result for result in failed if result.startswith("write ") or " does not load: " in result
+    ]
+    if to_do:
+        line += "\n" + str(_("Next: {what}.", what=to_do[0]))
+    return line
+
+
+def table(results: list[Row], width: int = 34) -> str:
+    """The report: one row per scenario, the SDK's outcome and the learner's, then `summary`."""
+    headers = list(HEADERS[current_language()].values())
+    names = max([columns(headers[0]), *(columns(str(row[0].name)) for row in results)])
+    lines = [
+        "  ".join(
+            [pad(headers[0], names), pad(headers[1], width), pad(headers[2], width), headers[3]]
+        ),
+        "  ".join(["-" * names, "-" * width, "-" * width, "-" * columns(headers[3])]),
+    ]
+    for scenario, sdk, mine, same in results:
+        mark = "✔" if same else "✘"
+        cells = [pad(str(scenario.name), names), pad(cut(str(sdk), width), width)]
+        cells += [pad(cut(str(mine), width), width), mark]
+        lines.append("  ".join(cells))
+        if scenario.stricter:
+            said = _(
+                "  the course: {outcome} ({why})",
+                outcome=str(scenario.course),
+                why=scenario.stricter,
+            )
+            lines.append(" " * names + str(said))
+    return "\n".join([*lines, "", summary(results)])
+
+
+def pad(text: str, size: int) -> str:
+    """`text` and spaces to fill `size` terminal columns (a CJK character takes two)."""
+    return text + " " * max(size - columns(text), 0)
+
+
+def run(where: Path | None = None, *, reference: bool = False, summary_only: bool = False) -> int:
+    """Print the report for my_client/ (or `where`, or the reference answers); 0 if every
+    scenario behaves as it should, else 1."""
+    results = rows(REFERENCE if reference else where)
+    print(summary(results) if summary_only else table(results))
+    return 0 if all(row[3] for row in results) else 1
+
+
+def live_count(where: Path) -> tuple[int, int]:
+    """(scenarios that behave as they should, all scenarios) for the client in `where`,
+    without printing: what the mutant test asks of a mutated client."""
+    results = rows(where)
+    return sum(row[3] for row in results), len(results)
+
+
+def one_request(base_url: str, where: Path | None = None, *, reference: bool = False) -> int:
+    """Send one request to `base_url` with the learner's client (the key: ANTHROPIC_API_KEY)
+    and print the answer's text, its stop reason and usage; 0 on a message, else 1."""
+    api_key = os.environ.get("ANTHROPIC_API_KEY")
+    if not api_key:
+        print(_("--base-url needs the API key in the environment variable ANTHROPIC_API_KEY"))
+        return 2
+    client, why = client_of(REFERENCE if reference else where)
+    if client is None:
+        print(_("Next: {what}.", what=why))
+        return 1
+    request = {**REQUEST, "max_tokens": 200}
+    request["messages"] = [{"role": "user", "content": "Say hello in one short sentence."}]
+    try:
+        message = client(request, base_url=base_url, api_key=api_key)
+    except Exception as error:  # the learner's client: its error said, never a traceback
+        print(_("your client raised {error}", error=named(error)))
+        partial = getattr(error, "partial", None)
+        if partial:
+            print(_("the message so far: {content}", content=partial.get("content")))
+        return 1
+    text = "".join(block.get("text", "") for block in message.get("content", []))
+    print(text)
+    print(
+        _(
+            "stop_reason: {reason}, usage: {usage}",
+            reason=message.get("stop_reason"),
+            usage=message.get("usage"),
+        )
+    )
+    return 0
+
+
+__all__ = ["KEEPS_PARTIAL", "live_count", "one_request", "run", "sdk_outcome"]

@@ -1,0 +1,75 @@
+"""My client (lesson 06): one streaming request, from the request to the final message."""
+
+import time
+from pathlib import Path
+
+import httpx
+
+from streaming_lib.errors import StreamError
+from streaming_lib.events import decode_event
+from streaming_lib.tools.my_client import accumulator_of, events_of, lines_of, load
+from streaming_lib.tools.my_client.given import (
+    CONNECT_TIMEOUT,
+    READ_TIMEOUT,
+    Body,
+    connection_error,
+    not_an_event_stream,
+    send,
+    status_error,
+)
+
+HERE = Path(__file__).parent  # my_client/: the stages beside this file are mine
+to_lines = lines_of(load("lines", HERE))  # chunks (bytes) -> lines (str)
+to_events = events_of(load("sse", HERE))  # lines -> SSE events
+new_accumulator = accumulator_of(load("accumulator", HERE), load("tool_input", HERE).tool_input)
+wait_before_retry = load("retry", HERE).wait_before_retry
+
+
+def stream_message(
+    request, *, base_url, api_key, max_retries=2, read_timeout=READ_TIMEOUT, sleep=time.sleep
+):
+    """The final message (dict) of one streaming Messages API request (`request`: a dict,
+    as the API takes it). Tries again, as my wait_before_retry says, only before any byte
+    of the body, at most `max_retries` times; waits with `sleep(seconds)`. Raises a
+    StreamError: APIStatusError, APIConnectionError, NotAnEventStreamError before the body;
+    APIStreamError, IncompleteStreamError, StreamTimeoutError (read_timeout seconds with
+    nothing new) after it, with `.partial`, the message so far."""
+    timeout = httpx.Timeout(read_timeout, connect=CONNECT_TIMEOUT)
+    with httpx.Client(timeout=timeout) as client:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = send(client, request, base_url=base_url, api_key=api_key)
+            except httpx.TransportError as error:  # no response: refused, cut, timed out
+                failure, error_if_last = error, connection_error(error)
+            else:
+                if response.status_code < 400:  # 2xx: the body begins; no retry from here
+                    try:
+                        return read_message(response)
+                    finally:
+                        response.close()  # at the end, a cut or an error: the connection goes
+                failure, error_if_last = response, status_error(response)  # read and closed
+            wait = wait_before_retry(failure, attempt) if attempt <= max_retries else None
+            if wait is None:
+                raise error_if_last
+            sleep(wait)
+
+
+def read_message(response):
+    """The final message of a successful response, its body read by my own stages."""
+    refused = not_an_event_stream(response)  # the content-type, before any byte is parsed
+    if refused is not None:
+        raise refused
+    body, accumulator = Body(response), new_accumulator()
+    try:
+        for number, sse in enumerate(to_events(to_lines(body)), 1):
+            event = decode_event(sse, number)
+            if event is not None:
+                accumulator.feed(event)
+        if body.error is not None:
+            raise body.error  # cut, or silent past the read timeout
+        return accumulator.final_message()
+    except StreamError as error:
+        error.partial = accumulator.message  # what arrived is kept
+        raise
