@@ -231,8 +231,7 @@ def run_my_client(args: argparse.Namespace) -> int:
 
         if args.base_url:
             return live.one_request(args.base_url, where, reference=args.reference)
-        status = live.run(where, reference=args.reference, summary_only=args.summary)
-        return 0 if args.summary else status
+        return live.run(where, reference=args.reference, summary_only=args.summary)
     status = run(where, reference=args.reference, summary_only=args.summary)
     return 0 if args.summary else status
 

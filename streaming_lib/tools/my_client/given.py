@@ -32,6 +32,7 @@ from ...lab.network import DROPPED, STALLED, not_an_event_stream, transport_erro
 from ...language import _
 from ...partial_json import PartialJSONError, parse_partial_json
 from ...tool_calls import CUT_OFF_STOP_REASONS
+from .reports import named
 
 # Blocks whose input comes as JSON text in `input_json_delta` fragments (lesson 03).
 TOOL_BLOCKS = {"tool_use", "server_tool_use", "mcp_tool_use"}
@@ -233,7 +234,7 @@ def status_error(response: httpx.Response) -> APIStatusError:
 
 def connection_error(error: httpx.TransportError) -> APIConnectionError:
     """The error for a try that got no response at all (`error`: httpx's, kept as the cause)."""
-    said = _("no response: {error}", error=f"{type(error).__name__}: {error}")
+    said = _("no response: {error}", error=named(error))
     failed = APIConnectionError(said)
     failed.__cause__ = error
     return failed

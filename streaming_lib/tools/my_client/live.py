@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -41,6 +42,7 @@ from ..i18n import Table
 from ..trace import cut
 from ..trace import width as columns
 from . import REFERENCE, load
+from .relaying import closed_when_stopped, first_piece_in_time, stop_reaches_the_upstream
 from .reports import named, stub_words
 from .retrying import (
     KEEPS_PARTIAL,
@@ -131,7 +133,19 @@ def behaves_as(mine: Outcome, sdk: Outcome, scenario: Scenario) -> bool:
     )
 
 
-Row = tuple[Scenario, Outcome, Outcome, bool]
+@dataclass(frozen=True)
+class Row:
+    """One line of the report: what was tried, the SDK's outcome ("—" where the SDK has no
+    part, as for a relay), the learner's, whether the learner's is right, a note (the
+    course's rule where it is stricter) and `next`: the function to write first, or the
+    file that does not load, if that is what stopped it."""
+
+    name: str
+    sdk: str
+    mine: str
+    same: bool
+    note: str = ""
+    next: str = ""
 
 
 def client_of(where: Path | None) -> tuple[Callable[..., Any] | None, str]:
@@ -141,23 +155,76 @@ def client_of(where: Path | None) -> tuple[Callable[..., Any] | None, str]:
     except NotImplementedError as error:  # a stage's stub raised while client.py loaded it
         return None, stub_words(str(error))
     except Exception as error:  # a file that does not load: reported, never raised
-        return None, str(_("my_client/client.py does not load: {error}", error=named(error)))
+        return None, _("my_client/client.py does not load: {error}", error=named(error))
 
 
-def rows(where: Path | None) -> list[Row]:
-    """One row per scenario: (scenario, the SDK's outcome, the learner's, whether they agree)."""
+def _to_do(result: str) -> str:
+    return result if result.startswith("write ") or " does not load: " in result else ""
+
+
+# The SDK's outcome of each scenario, by name: the SDK is the same for every client, so a
+# process judging many (the mutant test) asks it once.
+_SDK_SEEN: dict[str, Outcome] = {}
+
+
+def scenario_rows(where: Path | None) -> list[Row]:
+    """One row per client scenario: the SDK's outcome and the learner's client's."""
     client, why = client_of(where)
     found = []
     for scenario in SCENARIOS:
-        sdk = sdk_outcome(scenario)
+        sdk = _SDK_SEEN.get(scenario.name) or _SDK_SEEN.setdefault(
+            scenario.name, sdk_outcome(scenario)
+        )
         mine = outcome(client, scenario) if client is not None else Outcome(0, (), why)
-        found.append((scenario, sdk, mine, behaves_as(mine, sdk, scenario)))
+        note = ""
+        if scenario.stricter:
+            note = _(
+                "the course: {outcome} ({why})", outcome=str(scenario.course), why=scenario.stricter
+            )
+        shown = str(mine)
+        same = behaves_as(mine, sdk, scenario)
+        found.append(Row(scenario.name, str(sdk), shown, same, note, _to_do(mine.result)))
     return found
+
+
+def relay_rows(where: Path | None) -> list[Row]:
+    """One row per socket check of the learner's relay (lesson 07): no SDK has a part here."""
+    try:
+        relay = load("relay", where).relay
+    except Exception as error:  # a file that does not load: every row says so
+        why = _("my_client/relay.py does not load: {error}", error=named(error))
+        return [Row(name, "—", why, False, "", why) for name, _check in RELAY_CHECKS]
+    found = []
+    for name, check in RELAY_CHECKS:
+        try:
+            got = check(relay)
+        except NotImplementedError as error:
+            got = stub_words(str(error))
+        except Exception as error:  # the learner's relay: reported, never raised
+            got = _("raised {error}", error=named(error))
+        said = _("as it should") if got is True else str(got)
+        found.append(
+            Row(name, "—", said, got is True, "", _to_do(str(got)) if got is not True else "")
+        )
+    return found
+
+
+PIECES = [b"event: ping\n", b"data: {", b'"type": "ping"}\n\n']
+RELAY_CHECKS: list[tuple[str, Callable[[Any], Any]]] = [
+    (_("relay: stopped, it closes the upstream"), lambda run: closed_when_stopped(run, PIECES)),
+    (_("relay: the first piece before the upstream's last"), first_piece_in_time),
+    (_("relay: on Stop the upstream sees the disconnect"), stop_reaches_the_upstream),
+]
+
+
+def rows(where: Path | None) -> list[Row]:
+    """The client's scenarios, then the relay's checks, for the files in `where`."""
+    return scenario_rows(where) + relay_rows(where)
 
 
 def summary(results: list[Row]) -> str:
     """`N of M scenarios behave as the SDK ...`, and what to write or fix next, if anything."""
-    done = sum(row[3] for row in results)
+    done = sum(row.same for row in results)
     line = str(
         _(
             "{done} of {count} scenarios behave as the SDK "
@@ -166,10 +233,7 @@ def summary(results: list[Row]) -> str:
             count=len(results),
         )
     )
-    failed = [mine.result for _scenario, _sdk, mine, same in results if not same]
-    to_do = [
-        result for result in failed if result.startswith("write ") or " does not load: " in result
-    ]
+    to_do = [row.next for row in results if row.next and not row.same]
     if to_do:
         line += "\n" + str(_("Next: {what}.", what=to_do[0]))
     return line
@@ -178,25 +242,19 @@ def summary(results: list[Row]) -> str:
 def table(results: list[Row], width: int = 34) -> str:
     """The report: one row per scenario, the SDK's outcome and the learner's, then `summary`."""
     headers = list(HEADERS[current_language()].values())
-    names = max([columns(headers[0]), *(columns(str(row[0].name)) for row in results)])
+    names = max([columns(headers[0]), *(columns(str(row.name)) for row in results)])
     lines = [
         "  ".join(
             [pad(headers[0], names), pad(headers[1], width), pad(headers[2], width), headers[3]]
         ),
         "  ".join(["-" * names, "-" * width, "-" * width, "-" * columns(headers[3])]),
     ]
-    for scenario, sdk, mine, same in results:
-        mark = "✔" if same else "✘"
-        cells = [pad(str(scenario.name), names), pad(cut(str(sdk), width), width)]
-        cells += [pad(cut(str(mine), width), width), mark]
+    for row in results:
+        cells = [pad(str(row.name), names), pad(cut(row.sdk, width), width)]
+        cells += [pad(cut(row.mine, width), width), "✔" if row.same else "✘"]
         lines.append("  ".join(cells))
-        if scenario.stricter:
-            said = _(
-                "  the course: {outcome} ({why})",
-                outcome=str(scenario.course),
-                why=scenario.stricter,
-            )
-            lines.append(" " * names + str(said))
+        if row.note:
+            lines.append(" " * (names + 2) + str(row.note))
     return "\n".join([*lines, "", summary(results)])
 
 
@@ -210,14 +268,18 @@ def run(where: Path | None = None, *, reference: bool = False, summary_only: boo
     scenario behaves as it should, else 1."""
     results = rows(REFERENCE if reference else where)
     print(summary(results) if summary_only else table(results))
-    return 0 if all(row[3] for row in results) else 1
+    return 0 if all(row.same for row in results) else 1
 
 
-def live_count(where: Path) -> tuple[int, int]:
-    """(scenarios that behave as they should, all scenarios) for the client in `where`,
-    without printing: what the mutant test asks of a mutated client."""
+def below_m(where: Path, capsys: Any = None) -> str | None:
+    """For the mutant test: the summary line when the client in `where` falls below M of M
+    (what caught the mutant: `--live`), else None. Prints nothing (`capsys`: unused, so
+    that it has the shape of the test's other judges)."""
     results = rows(where)
-    return sum(row[3] for row in results), len(results)
+    if all(row.same for row in results):
+        return None
+    failed = "; ".join(f"{row.name}: {row.mine}" for row in results if not row.same)
+    return f"{summary(results).splitlines()[0]} ({failed})"
 
 
 def one_request(base_url: str, where: Path | None = None, *, reference: bool = False) -> int:
@@ -253,4 +315,4 @@ def one_request(base_url: str, where: Path | None = None, *, reference: bool = F
     return 0
 
 
-__all__ = ["KEEPS_PARTIAL", "live_count", "one_request", "run", "sdk_outcome"]
+__all__ = ["KEEPS_PARTIAL", "below_m", "one_request", "run", "sdk_outcome"]

@@ -36,19 +36,14 @@ def stream_message(
     nothing new) after it, with `.partial`, the message so far."""
     timeout = httpx.Timeout(read_timeout, connect=CONNECT_TIMEOUT)
     with httpx.Client(timeout=timeout) as client:
-        attempt = 0
-        while True:
-            attempt += 1
+        for attempt in range(1, max_retries + 2):
             try:
                 response = send(client, request, base_url=base_url, api_key=api_key)
             except httpx.TransportError as error:  # no response: refused, cut, timed out
                 failure, error_if_last = error, connection_error(error)
             else:
                 if response.status_code < 400:  # 2xx: the body begins; no retry from here
-                    try:
-                        return read_message(response)
-                    finally:
-                        response.close()  # at the end, a cut or an error: the connection goes
+                    return read_message(response)
                 failure, error_if_last = response, status_error(response)  # read and closed
             wait = wait_before_retry(failure, attempt) if attempt <= max_retries else None
             if wait is None:
@@ -57,12 +52,13 @@ def stream_message(
 
 
 def read_message(response):
-    """The final message of a successful response, its body read by my own stages."""
-    refused = not_an_event_stream(response)  # the content-type, before any byte is parsed
-    if refused is not None:
-        raise refused
+    """The final message of a successful response, its body read by my own stages; the
+    response is closed at the end (at message_stop, a cut, an error)."""
     body, accumulator = Body(response), new_accumulator()
     try:
+        refused = not_an_event_stream(response)  # the content-type, before the body
+        if refused is not None:
+            raise refused
         for number, sse in enumerate(to_events(to_lines(body)), 1):
             event = decode_event(sse, number)
             if event is not None:
@@ -73,3 +69,5 @@ def read_message(response):
     except StreamError as error:
         error.partial = accumulator.message  # what arrived is kept
         raise
+    finally:
+        response.close()
