@@ -6,7 +6,7 @@ READ = "                    return read_message(response)\n"
 RETRIED_AFTER_THE_BODY = """                    try:
                         return read_message(response)
                     except StreamError as error:  # a cut, an error event: tried again
-                        wait = wait_before_retry(httpx.ReadError(str(error)), attempt)
+                        wait = retry.wait_before_retry(httpx.ReadError(str(error)), attempt)
                         if wait is None or attempt > max_retries:
                             raise
                         sleep(wait)

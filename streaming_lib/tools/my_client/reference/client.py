@@ -22,7 +22,7 @@ HERE = Path(__file__).parent  # my_client/: the stages beside this file are mine
 to_lines = lines_of(load("lines", HERE))  # chunks (bytes) -> lines (str)
 to_events = events_of(load("sse", HERE))  # lines -> SSE events
 new_accumulator = accumulator_of(load("accumulator", HERE), load("tool_input", HERE).tool_input)
-wait_before_retry = load("retry", HERE).wait_before_retry
+retry = load("retry", HERE)  # my retry policy: retry.wait_before_retry
 
 
 def stream_message(
@@ -45,7 +45,7 @@ def stream_message(
                 if response.status_code < 400:  # 2xx: the body begins; no retry from here
                     return read_message(response)
                 failure, error_if_last = response, status_error(response)  # read and closed
-            wait = wait_before_retry(failure, attempt) if attempt <= max_retries else None
+            wait = retry.wait_before_retry(failure, attempt) if attempt <= max_retries else None
             if wait is None:
                 raise error_if_last
             sleep(wait)
