@@ -18,13 +18,13 @@ MUTANTS = [
     Mutant(
         "no read timeout",
         "client.py",
-        "httpx.Timeout(read_timeout, connect=CONNECT_TIMEOUT)",
-        "httpx.Timeout(None, connect=CONNECT_TIMEOUT)",
+        "httpx.Timeout(read_timeout, connect=given.CONNECT_TIMEOUT)",
+        "httpx.Timeout(None, connect=given.CONNECT_TIMEOUT)",
     ),
     Mutant(
         "the content-type unchecked",
         "client.py",
-        "refused = not_an_event_stream(response)",
+        "refused = given.not_an_event_stream(response)",
         "refused = None",
     ),
     Mutant(
