@@ -29,6 +29,8 @@ scenarios ran.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -148,10 +150,12 @@ class Row:
     next: str = ""
 
 
-def client_of(where: Path | None) -> tuple[Callable[..., Any] | None, str]:
-    """The learner's `stream_message` from `where` (None: my_client/), or None and why not."""
+def client_of(where: Path | None, quiet: bool = False) -> tuple[Callable[..., Any] | None, str]:
+    """The learner's `stream_message` from `where` (None: my_client/), or None and why not.
+    Loading it prints which earlier stages it uses (`stage_module`), unless `quiet`."""
     try:
-        return load("client", where).stream_message, ""
+        with contextlib.redirect_stdout(io.StringIO()) if quiet else contextlib.nullcontext():
+            return load("client", where).stream_message, ""
     except NotImplementedError as error:  # a stage's stub raised while client.py loaded it
         return None, stub_words(str(error))
     except Exception as error:  # a file that does not load: reported, never raised
@@ -167,9 +171,9 @@ def _to_do(result: str) -> str:
 _SDK_SEEN: dict[str, Outcome] = {}
 
 
-def scenario_rows(where: Path | None) -> list[Row]:
+def scenario_rows(where: Path | None, quiet: bool = False) -> list[Row]:
     """One row per client scenario: the SDK's outcome and the learner's client's."""
-    client, why = client_of(where)
+    client, why = client_of(where, quiet)
     found = []
     for scenario in SCENARIOS:
         sdk = _SDK_SEEN.get(scenario.name) or _SDK_SEEN.setdefault(
@@ -217,9 +221,10 @@ RELAY_CHECKS: list[tuple[str, Callable[[Any], Any]]] = [
 ]
 
 
-def rows(where: Path | None) -> list[Row]:
-    """The client's scenarios, then the relay's checks, for the files in `where`."""
-    return scenario_rows(where) + relay_rows(where)
+def rows(where: Path | None, quiet: bool = False) -> list[Row]:
+    """The client's scenarios, then the relay's checks, for the files in `where` (`quiet`:
+    without the lines saying which earlier stages the client uses)."""
+    return scenario_rows(where, quiet) + relay_rows(where)
 
 
 def summary(results: list[Row]) -> str:
@@ -266,7 +271,7 @@ def pad(text: str, size: int) -> str:
 def run(where: Path | None = None, *, reference: bool = False, summary_only: bool = False) -> int:
     """Print the report for my_client/ (or `where`, or the reference answers); 0 if every
     scenario behaves as it should, else 1."""
-    results = rows(REFERENCE if reference else where)
+    results = rows(REFERENCE if reference else where, quiet=summary_only)
     print(summary(results) if summary_only else table(results))
     return 0 if all(row.same for row in results) else 1
 
@@ -275,7 +280,7 @@ def below_m(where: Path, capsys: Any = None) -> str | None:
     """For the mutant test: the summary line when the client in `where` falls below M of M
     (what caught the mutant: `--live`), else None. Prints nothing (`capsys`: unused, so
     that it has the shape of the test's other judges)."""
-    results = rows(where)
+    results = rows(where, quiet=True)
     if all(row.same for row in results):
         return None
     failed = "; ".join(f"{row.name}: {row.mine}" for row in results if not row.same)
