@@ -25,6 +25,13 @@ one to match, and the table says so.
 `--base-url URL` sends one request to a real Messages API with the learner's client
 (the key from ANTHROPIC_API_KEY) and prints what came back: the very code the
 scenarios ran.
+
+    >>> sdk = Outcome(2, (0.5,), "message")     # 529, then the stream: one wait of 0.5 s
+    >>> scenario = SCENARIOS[2]
+    >>> behaves_as(Outcome(2, (0.4,), "message"), sdk, scenario)   # the SDK's jitter: fine
+    True
+    >>> behaves_as(Outcome(2, (1.0,), "message"), sdk, scenario)   # a wait the SDK never takes
+    False
 """
 
 from __future__ import annotations

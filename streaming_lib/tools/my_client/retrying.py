@@ -12,6 +12,11 @@ must be the one the course's rule gives (`Scenario.course`). The waits are recor
 never slept; the one scenario that takes time is the stall (READ_TIMEOUT, then the
 server's STALL). `python -m streaming_lib my-client --live` (`live.py`) runs the same
 scenarios and sets the SDK's outcome beside each.
+
+    >>> print(Outcome(3, (0.5, 1.0), "HTTP 500"))
+    3 tries (0.5, 1 s): HTTP 500
+    >>> result_of(IncompleteStreamError("cut"))   # a cut that lost what had arrived
+    'cut, without the message so far'
 """
 
 from __future__ import annotations
