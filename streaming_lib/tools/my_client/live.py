@@ -213,7 +213,7 @@ def relay_rows(where: Path | None) -> list[Row]:
             got = stub_words(str(error))
         except Exception as error:  # the learner's relay: reported, never raised
             got = _("raised {error}", error=named(error))
-        said = _("as it should") if got is True else str(got)
+        said = _("as it should") if got is True else _("it does not") if got is False else str(got)
         found.append(
             Row(name, "—", said, got is True, "", _to_do(str(got)) if got is not True else "")
         )
