@@ -251,7 +251,7 @@ def summary(results: list[Row]) -> str:
     return line
 
 
-def table(results: list[Row], width: int = 34) -> str:
+def table(results: list[Row], width: int = 38) -> str:
     """The report: one row per scenario, the SDK's outcome and the learner's, then `summary`."""
     headers = list(HEADERS[current_language()].values())
     names = max([columns(headers[0]), *(columns(str(row.name)) for row in results)])

@@ -144,7 +144,7 @@ class Outcome:
         tries = _("{tries} tries", tries=self.tries) if self.tries > 1 else _("1 try")
         if self.waits:
             tries = _("{tries} ({waits} s)", tries=tries, waits=waits)
-        return f"{tries}: {self.result}"
+        return str(_("{tries}: {result}", tries=tries, result=self.result))
 
     def __repr__(self) -> str:  # as a check's line shows it: "got 1 try: cut, expected ..."
         return str(self)
