@@ -5,7 +5,8 @@
 #   make lab PORT=8890 BROWSER=no
 # and, while doing the exercises:
 #   make progress   run every exercise's checks; one row per exercise, how far you are;
-#                   then how many fixtures your own client (my_client/) gets as the SDK does
+#                   then how many fixtures your own client (my_client/) gets as the SDK does,
+#                   and how many of the replay server's faults it meets as the SDK does (--live)
 # and the Chinese edition (中文版, README.zh-CN.md):
 #   make lab-zh       open the course at notebooks/zh/00_start_here.ipynb
 #   make progress-zh  the Chinese exercises' checks (exercises/zh), the table in Chinese
@@ -71,12 +72,14 @@ lock: $(BIN)/.installed
 progress: $(BIN)/.installed
 	-$(BIN)/python -m streaming_lib progress
 	@echo
-	$(BIN)/python -m streaming_lib my-client --summary || true
+	-$(BIN)/python -m streaming_lib my-client --summary
+	$(BIN)/python -m streaming_lib my-client --live --summary || true
 
 progress-zh: $(BIN)/.installed
 	-$(BIN)/python -m streaming_lib progress --lang zh
 	@echo
-	$(BIN)/python -m streaming_lib my-client --summary --lang zh || true
+	-$(BIN)/python -m streaming_lib my-client --summary --lang zh
+	$(BIN)/python -m streaming_lib my-client --live --summary --lang zh || true
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks

@@ -30,6 +30,8 @@ Each module has one path: `streaming_lib.lab.server`, `streaming_lib.tools.fixtu
 from .accumulator import MessageAccumulator, accumulate
 from .aio import aaccumulate, aiter_events
 from .errors import (
+    APIConnectionError,
+    APIStatusError,
     APIStreamError,
     EventDataError,
     EventOrderError,
@@ -50,6 +52,8 @@ from .sse import ServerSentEvent, SSEDecoder, parse_sse
 from .tool_calls import ToolCallVerdict, tool_call_verdict
 
 __all__ = [
+    "APIConnectionError",
+    "APIStatusError",
     "APIStreamError",
     "EventDataError",
     "EventOrderError",

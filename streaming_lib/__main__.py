@@ -18,6 +18,11 @@ my-client [--dir DIR] [--reference] [--summary] [--lang zh]
                                         fixture at chunk sizes 1, 7 and whole, against the
                                         library and the SDK (tools/my_client/chain.py); exit 1
                                         below all, with --summary too
+my-client --live [--dir DIR] [--reference] [--summary] [--base-url URL]
+                                        your client.py over a socket, against the replay
+                                        server's faults, the SDK beside it
+                                        (tools/my_client/live.py); --base-url URL: one real
+                                        request with your client (key: ANTHROPIC_API_KEY)
 """
 
 from __future__ import annotations
@@ -203,6 +208,18 @@ def add_my_client(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="print only the line 'N of M fixtures pass ...' (and what to do next)",
     )
+    my_client.add_argument(
+        "--live",
+        action="store_true",
+        help="run your client.py over a socket against the replay server's faults, vs the SDK",
+    )
+    my_client.add_argument(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="with --live: send one real request with your client.py to URL "
+        "(the key from ANTHROPIC_API_KEY), e.g. https://api.anthropic.com",
+    )
 
 
 def run_my_client(args: argparse.Namespace) -> int:
@@ -210,6 +227,12 @@ def run_my_client(args: argparse.Namespace) -> int:
     from .tools.my_client.chain import run
 
     where = None if args.reference else ensure(args.dir) if args.dir else None
+    if args.live or args.base_url:
+        from .tools.my_client import live
+
+        if args.base_url:
+            return live.one_request(args.base_url, where, reference=args.reference)
+        return live.run(where, reference=args.reference, summary_only=args.summary)
     return run(where, reference=args.reference, summary_only=args.summary)
 
 

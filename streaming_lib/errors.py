@@ -141,6 +141,41 @@ class NotAnEventStreamError(StreamError):
         self.content_type = content_type
 
 
+class APIStatusError(StreamError):
+    """The API answered with an HTTP error status (4xx, 5xx) before any byte of the body:
+    no stream began, so there is no partial message (`.partial` None).
+
+    `.status_code` (int), `.error_type` and `.error_message` from the API's JSON error body
+    (`{"type": "error", "error": {"type", "message"}}`; None and "" for a body that is not
+    one, a proxy's HTML page say), `.request_id` from the `request-id` header (or None).
+    The anthropic SDK raises its class of the same name, one subclass per status; an error
+    after HTTP 200 is an `APIStreamError` instead. Source: API errors,
+    https://platform.claude.com/docs/en/api/errors."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        error_type: str | None = None,
+        error_message: str = "",
+        request_id: str | None = None,
+        **where: Any,
+    ) -> None:
+        super().__init__(message, **where)
+        self.status_code = status_code
+        self.error_type = error_type
+        self.error_message = error_message
+        self.request_id = request_id
+
+
+class APIConnectionError(StreamError):
+    """No response at all: the server could not be reached (the connection refused, a name
+    that does not resolve), or the connection failed or timed out before the status line.
+    httpx's error is the `__cause__`. Nothing arrived, so `.partial` is None; asking again
+    is safe (the SDK retries it, and raises its class of the same name at the end)."""
+
+
 class EventOrderError(StreamError):
     """An event arrived where the Messages API never sends it (a delta before its block's start,
     anything before `message_start`, a second `message_start`, an event after `message_stop`)."""

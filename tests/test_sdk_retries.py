@@ -51,7 +51,7 @@ def attempts(fault, max_retries=2, stream=True):
                     got = sdk_stream.get_final_message().stop_reason
             else:
                 got = client.messages.create(**REQUEST, extra_query=fault).stop_reason
-        except (anthropic.APIError, httpx2.HTTPError) as error:
+        except (anthropic.APIError, httpx2.HTTPError, AssertionError) as error:
             got = type(error).__name__
         finally:
             client.close()
@@ -154,3 +154,21 @@ def test_once_a_200_has_begun_an_error_event_is_not_retried(waits):
 def test_once_a_200_has_begun_a_cut_is_not_retried(waits):
     assert attempts({"drop_at": 900}) == (1, "RemoteProtocolError")
     assert waits == []
+
+
+def test_retry_after_ms_is_a_header_too_and_the_sdk_reads_it_before_retry_after(waits):
+    with ReplayServer("fixture", pace=PACE) as server:
+        params = {"status": 503, "retry_after_ms": 1500}
+        reply = httpx.post(server.url + "/v1/messages", params=params, json={"stream": True})
+    assert reply.headers["retry-after-ms"] == "1500"
+    fault = {"status": 503, "retry_after_ms": 1500, "retry_after": 9, "fail_times": 1}
+    assert attempts(fault) == (2, "tool_use")
+    assert waits == [1.5]
+
+
+def test_page_html_is_a_success_that_is_no_event_stream_and_the_sdk_has_no_rule_for_it():
+    with ReplayServer("fixture", pace=PACE) as server:
+        reply = httpx.post(server.url + "/v1/messages", params={"page": "html"}, json={})
+    assert reply.status_code == 200 and reply.headers["content-type"].startswith("text/html")
+    assert reply.text.startswith("<html>")
+    assert attempts({"page": "html"}) == (1, "AssertionError")  # the body read, no message

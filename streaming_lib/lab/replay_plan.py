@@ -58,6 +58,8 @@ ERROR_TYPES = {
     504: "timeout_error",
     529: "overloaded_error",
 }
+# What `page=html` answers with HTTP 200: a page from a proxy in front of the API, no stream.
+GATEWAY_PAGE = b"<html><body><h1>502 Bad Gateway</h1><p>upstream unavailable</p></body></html>\n"
 # Faults that `fail_times` limits to the first N requests asking for them.
 FAULTS = ("status", "error_after", "drop_at")
 
@@ -234,10 +236,17 @@ OPTIONS: dict[str, Callable[[str], Any]] = {
     "status": error_status,
     "fail_times": count,
     "retry_after": count,
+    "retry_after_ms": count,
     "x_should_retry": true_or_false,
+    "page": one_of("html"),
 }
 # Options that only say something about a fault, and so need one.
-NEEDS = {"fail_times": FAULTS, "retry_after": ("status",), "x_should_retry": ("status",)}
+NEEDS = {
+    "fail_times": FAULTS,
+    "retry_after": ("status",),
+    "retry_after_ms": ("status",),
+    "x_should_retry": ("status",),
+}
 
 
 def options_from(query: Mapping[str, str], headers: Mapping[str, str]) -> dict[str, Any]:
@@ -272,7 +281,7 @@ def faults_left(options: Mapping[str, Any], earlier: int) -> dict[str, Any]:
     """
     if "fail_times" not in options or earlier < options["fail_times"]:
         return dict(options)
-    spent = (*FAULTS, "fail_times", "retry_after", "x_should_retry")
+    spent = (*FAULTS, "fail_times", "retry_after", "retry_after_ms", "x_should_retry")
     return {name: value for name, value in options.items() if name not in spent}
 
 
@@ -282,6 +291,8 @@ def error_headers(options: Mapping[str, Any]) -> dict[str, str]:
     - `retry-after`: seconds to wait before trying again (RFC 9110, section 10.2.3:
       a whole number of seconds); the API sends it with a 429
       (https://platform.claude.com/docs/en/api/rate-limits);
+    - `retry-after-ms`: the same in milliseconds, a header the API's own gateways may
+      send; the anthropic SDK reads it before `retry-after` (`_parse_retry_after_header`);
     - `x-should-retry`: "true" or "false", a header the anthropic SDK obeys before
       its own rules (`_should_retry` in its `_base_client.py`).
 
@@ -291,6 +302,8 @@ def error_headers(options: Mapping[str, Any]) -> dict[str, str]:
     headers = {}
     if "retry_after" in options:
         headers["retry-after"] = str(options["retry_after"])
+    if "retry_after_ms" in options:
+        headers["retry-after-ms"] = str(options["retry_after_ms"])
     if "x_should_retry" in options:
         headers["x-should-retry"] = options["x_should_retry"]
     return headers

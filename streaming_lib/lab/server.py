@@ -20,6 +20,8 @@ example `x-replay-error-after: 5`), all off by default:
     pace=S                 seconds between events, for this request only
     x_accel_buffering=no   add `X-Accel-Buffering: no` (tells nginx not to buffer)
     fixture=NAME           replay fixtures/NAME.sse instead of the server's stream
+    page=html              answer HTTP 200 with an HTML page (`text/html`), as a proxy in
+                           front of the API may: a success that is no event stream
 
 Errors before the body, as the API sends them (the status line, then its JSON
 error body, https://platform.claude.com/docs/en/api/errors):
@@ -27,6 +29,7 @@ error body, https://platform.claude.com/docs/en/api/errors):
     status=N               answer HTTP N with the API's error body for it (400, 401, 403,
                            404, 413, 429, 500, 502, 503, 504 or 529), streaming or not
     retry_after=K          with `status`: a `retry-after: K` header (seconds), as with a 429
+    retry_after_ms=K       with `status`: a `retry-after-ms: K` header (milliseconds)
     x_should_retry=true    with `status`: an `x-should-retry` header (true or false), which
                            the anthropic SDK obeys before its own rules
     fail_times=N           the faults (status, error_after, drop_at) hit only the first N
@@ -95,6 +98,7 @@ from .replay_plan import (  # noqa: F401
     DEFAULT_PACE,
     ERROR_TYPES,
     EVENT_END,
+    GATEWAY_PAGE,
     LINE_END,
     MAX_SECONDS,
     OPTIONS,
@@ -276,6 +280,10 @@ def build_app(
                 message = "Overloaded"  # the message the API sends with it
             return api_error(
                 status, ERROR_TYPES[status], message, request_id, headers=error_headers(options)
+            )
+        if "page" in options:  # a 200 that is no event stream: a proxy's page
+            return Response(
+                GATEWAY_PAGE, media_type="text/html", headers={"request-id": request_id}
             )
         raw = read_fixture(options["fixture"]) if "fixture" in options else source
 

@@ -5,6 +5,9 @@
     my_client/accumulator.py  on_message_start, on_content_block_start / _delta / _stop,
                               on_message_delta               lesson 03: the message
     my_client/tool_input.py   tool_input      lesson 04: a tool's input at its stop
+    my_client/retry.py        wait_before_retry  lesson 06: wait, or give up, after a failed try
+    my_client/client.py       stream_message  lesson 06: the request, its retries, the body
+                              through the learner's own stages, the typed errors
     my_client/relay.py        relay           lesson 07: the relay's streaming core
 
 The folder sits at the repository's root (ignored by git), or where the environment
@@ -26,7 +29,9 @@ its file passes that list, else the library's, and prints one line saying which;
 lesson's later checks run through `Stage.check`, which runs them only on the learner's
 (on the library's they would test the library against itself). `python -m streaming_lib
 my-client` (`chain.py`) judges the learner's stages on every fixture, each against the
-library's, the message against the SDK's; `work.py` counts the work of a `feed`.
+library's, the message against the SDK's; `work.py` counts the work of a `feed`; `--live`
+(`live.py`) runs the learner's client.py over a socket against the replay server's
+faults, the SDK beside it.
 The course's reference answers, the same as the lessons' collapsed ones, are in
 `reference/`: `--reference` runs them through the very same path.
 """
@@ -59,9 +64,23 @@ from .relaying import (
     stop_reaches_the_upstream,
 )
 from .reports import named, stub_words
+from .retrying import client_checks, retry_checks
 
-__all__ = ["STAGES", "Stage", "accumulator_of", "checks_of", "ensure", "first_failure", "folder"]
-__all__ += ["load", "message_of", "stage"]
+__all__ = [
+    "STAGES",
+    "Stage",
+    "accumulator_of",
+    "checks_of",
+    "ensure",
+    "events_of",
+    "first_failure",
+    "folder",
+    "lines_of",
+    "load",
+    "message_of",
+    "stage",
+    "stage_module",
+]
 
 ENVIRONMENT = "STREAMING_COURSE_MY_CLIENT"  # a folder to use instead of ./my_client
 HERE = Path(__file__).resolve().parent
@@ -640,7 +659,12 @@ class _Spec:
     library: Callable[..., Any]  # the library's stage, used until the learner's passes
 
 
-# Each stage, in lesson order (01, 02, 03, 04, 07). A lesson converted later adds its stage here.
+def _reference(file: str, function: str) -> Callable[..., Any]:
+    """The course's answer `function` of `reference/<file>.py`, loaded when first called."""
+    return lambda *args, **kwargs: getattr(load(file, REFERENCE), function)(*args, **kwargs)
+
+
+# Each stage, in lesson order (01 to 07). A lesson converted later adds its stage here.
 STAGES: dict[str, _Spec] = {
     "sse": _Spec(
         lambda module: events_of(module.feed_line),
@@ -662,6 +686,16 @@ STAGES: dict[str, _Spec] = {
         lambda module: module.may_run,
         verdict_checks,
         lambda acc, index, schema=None: acc.is_safe_to_execute(index, schema),
+    ),
+    "retry": _Spec(
+        lambda module: module.wait_before_retry,
+        retry_checks,
+        _reference("retry", "wait_before_retry"),
+    ),
+    "client": _Spec(
+        lambda module: module.stream_message,
+        client_checks,
+        _reference("client", "stream_message"),
     ),
     "relay": _Spec(
         lambda module: module.relay,
@@ -723,6 +757,17 @@ def stage(name: str, where: Path | None = None) -> Stage:
     return Stage(name, False, spec.library)
 
 
+def stage_module(name: str, where: Path) -> ModuleType:
+    """The module of stage `name` ("lines", "sse", "accumulator", "tool_input") for a file of
+    `where` that builds on it (client.py, lesson 06): the learner's `<where>/<name>.py` when it
+    passes its lesson's checks (`stage`, which prints one line saying which), else the course's
+    reference answer, standing in as the library does in the lessons. For the reference answers
+    themselves, their own, silently."""
+    if where.resolve() == REFERENCE:
+        return load(name, REFERENCE)
+    return load(name, where) if stage(name, where).mine else load(name, REFERENCE)
+
+
 # -- the cell magic: %%my_client FILE --------------------------------------------------
 
 _STUB_MARK = re.compile(r"raise NotImplementedError\(")
@@ -755,6 +800,15 @@ def load_ipython_extension(ipython: Any) -> None:
     def my_client(line: str, cell: str) -> None:
         said, code = save_cell(line.strip(), cell)
         print(said)
-        ipython.run_cell(code, store_history=False)
+        # Run as the file: `__file__` names it (client.py loads the stages beside it).
+        before = ipython.user_ns.get("__file__")
+        ipython.user_ns["__file__"] = str(folder() / line.strip())
+        try:
+            ipython.run_cell(code, store_history=False)
+        finally:
+            if before is None:
+                ipython.user_ns.pop("__file__", None)
+            else:
+                ipython.user_ns["__file__"] = before
 
     ipython.register_magic_function(my_client, magic_kind="cell", magic_name="my_client")

@@ -2,24 +2,40 @@
 
 The learner's files in `my_client/` hold the rules of each stage (`feed` of the line
 decoder, `feed_line` of the SSE decoder, the accumulator's whole state machine: the order
-rule, the dispatch, every handler and `final_message`; the tool input at the stop); this
-module holds what the lessons hand out around them, the same as the lessons' own cells:
-the decoders' and the accumulator's state, the delta rules (a table of one-line leaves),
-`open_block` and the best partial input of a tool block (lesson 04's preview).
+rule, the dispatch, every handler and `final_message`; the tool input at the stop; the
+retry policy; the client's request loop); this module holds what the lessons hand out
+around them, the same as the lessons' own cells: the decoders' and the accumulator's
+state, the delta rules (a table of one-line leaves), `open_block` and the best partial
+input of a tool block (lesson 04's preview), and for the client (lesson 06) the httpx
+call's boilerplate and the typed errors it raises (`send`, `Body`, `status_error`,
+`connection_error`, `not_an_event_stream`).
 Nothing here decides anything the learner writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from ...errors import EventOrderError, ToolInputJSONError
+import httpx
+
+from ...errors import (
+    APIConnectionError,
+    APIStatusError,
+    EventOrderError,
+    StreamError,
+    ToolInputJSONError,
+)
+from ...lab.api import API_VERSION
+from ...lab.network import DROPPED, STALLED, not_an_event_stream, transport_error  # noqa: F401
+from ...language import _
 from ...partial_json import PartialJSONError, parse_partial_json
 from ...tool_calls import CUT_OFF_STOP_REASONS
+from .reports import named
 
 __all__ = ["CUT_OFF_STOP_REASONS", "DELTA_RULES", "TOOL_BLOCKS", "Accumulator", "LineDecoder"]
-__all__ += ["SSEDecoder", "open_block"]
+__all__ += ["SSEDecoder", "open_block", "send", "status_error", "connection_error", "Body"]
 
 # Blocks whose input comes as JSON text in `input_json_delta` fragments (lesson 03).
 TOOL_BLOCKS = {"tool_use", "server_tool_use", "mcp_tool_use"}
@@ -95,6 +111,9 @@ def open_block(acc: Accumulator, index: int) -> dict[str, Any]:
     return content[index]
 
 
+Handler = Callable[["Accumulator", dict[str, Any]], None]
+
+
 class Accumulator:
     """Lesson 03's accumulator state, as plain attributes; the learner's
     `my_client/accumulator.py` holds every rule that changes it (`feed`, the handlers,
@@ -128,3 +147,79 @@ class Accumulator:
         except PartialJSONError:
             return self.message["content"][index].get("input", {})  # type: ignore[index]
         return {} if value is None else value
+
+
+# -- lesson 06: the client's request, its body and its errors -------------------------
+
+READ_TIMEOUT = 600.0  # seconds: the SDK's default wait for the next bytes (10 minutes)
+CONNECT_TIMEOUT = 5.0  # seconds to connect, as the SDK's default
+
+
+def send(
+    client: httpx.Client, request: dict[str, Any], *, base_url: str, api_key: str
+) -> httpx.Response:
+    """`POST {base_url}/v1/messages` with `request` (a dict, as the Messages API takes it) and
+    `"stream": true`, the key and the API version in the headers; returns the response as
+    soon as its status line and headers are in, its body unread (`client.send(...,
+    stream=True)`: close it, or read it in a `with`). A query in `base_url` is kept (the
+    replay server's faults: `http://127.0.0.1:8765?status=529`). Raises
+    httpx.TransportError (ConnectError, ReadTimeout, ...) when no response came."""
+    url = httpx.URL(base_url)
+    url = url.copy_with(path=url.path.rstrip("/") + "/v1/messages")
+    headers = {"x-api-key": api_key, "anthropic-version": API_VERSION}
+    outgoing = client.build_request("POST", url, headers=headers, json={**request, "stream": True})
+    return client.send(outgoing, stream=True)
+
+
+def status_error(response: httpx.Response) -> APIStatusError:
+    """The error for a response with an error status (400 and up): its JSON error body
+    read (and the response closed), its type and message kept."""
+    try:
+        error = json.loads(response.read()).get("error") or {}
+        error_type, message = error.get("type"), str(error.get("message", ""))
+    except (ValueError, AttributeError, httpx.HTTPError):  # a proxy's page, or no body
+        error_type, message = None, ""
+    finally:
+        response.close()
+    said = _(
+        "HTTP {status} before the body: {kind}: {message}",
+        status=response.status_code,
+        kind=error_type,
+        message=message,
+    )
+    return APIStatusError(
+        said,
+        status_code=response.status_code,
+        error_type=error_type,
+        error_message=message,
+        request_id=response.headers.get("request-id"),
+    )
+
+
+def connection_error(error: httpx.TransportError) -> APIConnectionError:
+    """The error for a try that got no response at all (`error`: httpx's, kept as the cause)."""
+    said = _("no response: {error}", error=named(error))
+    failed = APIConnectionError(said)
+    failed.__cause__ = error
+    return failed
+
+
+class Body:
+    """The body of `response` (sent with stream=True), as chunks (bytes) as they arrive.
+    A cut connection or a stall past the read timeout ends the chunks instead of raising,
+    so that the stages judge what arrived; `.error` then holds our typed error:
+    `IncompleteStreamError` (cut) or `StreamTimeoutError` (stalled), with `.offset` the
+    body bytes received before it."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        self.error: StreamError | None = None
+
+    def __iter__(self) -> Iterator[bytes]:
+        offset = 0
+        try:
+            for chunk in self.response.iter_bytes():
+                offset += len(chunk)
+                yield chunk
+        except DROPPED + STALLED as error:
+            self.error = transport_error(error, offset)

@@ -37,6 +37,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
+import anyio.lowlevel
 import httpx
 from anyio.from_thread import start_blocking_portal
 from starlette.applications import Starlette
@@ -80,6 +81,11 @@ def relay_app(messages_url: str, relay: Relay) -> Starlette:
         try:
             async for piece in pieces:
                 yield piece
+                # Let the server's loop run between two pieces: a page that hung up is then
+                # heard before the next write (Starlette stops the relay), instead of a burst
+                # of pieces written into a closed socket, which asyncio logs to stderr
+                # ("socket.send() raised exception.") from the fifth write on.
+                await anyio.lowlevel.checkpoint()
         except Exception as error:  # the relay's bug: the page's body ends, the checks say why
             app.state.errors.append(named(error))
 
