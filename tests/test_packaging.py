@@ -119,7 +119,11 @@ def test_the_script_without_make_runs_the_makefiles_commands():
     course = load_course()
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     recipe = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
-    made = [line.strip().replace("$(BIN)/python", "python") for line in recipe.splitlines()[1:]]
+    made = [
+        line.strip().split(" || ")[0].replace("$(BIN)/python", "python")
+        for line in recipe.splitlines()
+        if "-m pytest" in line
+    ]
     assert [
         " ".join(["python", *command[1:]]) for command in course.test_commands("python")
     ] == made

@@ -74,11 +74,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Send
 
+from ..lab.settings import checked_key, checked_upstream
+from ..lab.threaded import BodyTooLarge, read_body
 from ..language import _
 from ..partial_json_strings import SURROGATE
 from .upstream import (
     SSE,
-    checked_upstream,
+    StreamRedactor,
     media_type,
     problem,
     read_capped,
@@ -146,12 +148,10 @@ async def read_prompt(request: Request) -> str | Response:
     # Media types are case-insensitive (RFC 9110, 8.3.1).
     if media_type(request.headers.get("content-type")) != "application/json":
         return problem(415, _("the body must be JSON (content-type: application/json)"))
-    body = b""
     try:
-        async for chunk in request.stream():  # read with a cap: a huge body is never held whole
-            body += chunk
-            if len(body) > MAX_BODY_BYTES:
-                return problem(413, _("the body is over {limit} bytes", limit=MAX_BODY_BYTES))
+        body = await read_body(request, MAX_BODY_BYTES)  # a huge body is never held whole
+    except BodyTooLarge:
+        return problem(413, _("the body is over {limit} bytes", limit=MAX_BODY_BYTES))
     except ClientDisconnect:  # gone (or cut off as too slow) before its body ended
         return problem(400, _("the page hung up before its request ended"))  # read by no one
     try:
@@ -233,9 +233,12 @@ def build_app(
     answers), which `/about` tells the page. The app's HTTP client
     is opened by its lifespan: run it with a server, or in `with TestClient(app)`.
 
-    Raises ValueError if `upstream` is not an http(s) URL with a host.
+    Raises ValueError if `upstream` is not an http(s) URL with a host, or `api_key` is not
+    printable ASCII (`checked_key`).
     """
     upstream = checked_upstream(upstream)
+    if api_key is not None:
+        checked_key(api_key)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, httpx.AsyncClient]]:
@@ -300,7 +303,7 @@ def build_app(
                 with anyio.CancelScope(shield=True):
                     await response.aclose()
             return upstream_problem(
-                response.status_code, response.headers.get("content-type"), body or b""
+                response.status_code, response.headers.get("content-type"), body or b"", api_key
             )
 
         cut = [False]
@@ -311,9 +314,14 @@ def build_app(
             # decoding, no waiting for a full line or event), and StreamingResponse
             # writes each one at once; the response says `cache-control: no-cache`
             # and `x-accel-buffering: no` to any proxy in front of the app.
+            # An upstream quoting the key in its stream: the page gets REDACTED instead.
+            redactor = StreamRedactor(api_key) if api_key else None
             try:
                 async for chunk in response.aiter_raw():
-                    yield chunk
+                    if redactor is None:
+                        yield chunk
+                    elif sent := redactor.feed(chunk):
+                        yield sent
             except httpx.HTTPError as error:
                 log.info("the upstream stream was cut: %s", type(error).__name__)
                 cut[0] = True
@@ -323,6 +331,8 @@ def build_app(
                 # that cancellation, so the upstream connection is closed at once.
                 with anyio.CancelScope(shield=True):
                     await response.aclose()
+            if redactor is not None and (held := redactor.flush()):  # at the end, or at a cut
+                yield held
 
         relay_headers = {
             "content-type": "text/event-stream; charset=utf-8",
