@@ -206,13 +206,13 @@ def add_my_client(commands: argparse._SubParsersAction) -> None:
 
 
 def run_my_client(args: argparse.Namespace) -> int:
+    if args.dir is not None and os.path.lexists(args.dir) and not args.dir.is_dir():
+        refuse("my-client", _("{path} is not a folder", path=str(args.dir)))  # before the SDKs load
     from .tools.my_client import ensure
     from .tools.my_client.chain import run
 
     where = None
     if args.dir is not None and not args.reference:
-        if os.path.lexists(args.dir) and not args.dir.is_dir():
-            refuse("my-client", _("{path} is not a folder", path=str(args.dir)))
         try:
             where = ensure(args.dir)
         except OSError as error:
@@ -281,6 +281,13 @@ def run_command(args: argparse.Namespace) -> int:
         }
         return serve_chat(args.fixture, **given)
     if args.command == "progress":
+        # A --dir that is not a folder is refused before nbclient loads (seconds on a busy machine).
+        if args.dir is not None and os.path.lexists(args.dir) and not args.dir.is_dir():
+            refuse("progress", _("{path} is not a folder", path=str(args.dir)))
+        if args.dir is not None and not args.dir.is_dir():
+            refuse(
+                "progress", f"no such folder: {args.dir} (pass the exercises' folder with --dir)"
+            )
         from .tools.progress import EXERCISES_DIR, table
         from .tools.progress import run as run_progress
 

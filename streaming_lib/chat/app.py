@@ -6,7 +6,8 @@
     GET  /favicon.ico  the page's icon
 
 The relay calls `POST {upstream}/v1/messages` with `"stream": true` and hands
-the response body on, chunk by chunk, untouched: the page parses it itself
+the response body on, chunk by chunk, untouched (but for the key, should the
+upstream quote it: `upstream.StreamRedactor`): the page parses it itself
 (static/chat.js, with the rules of notebooks 01-03). The upstream is the local
 replay server (`streaming_lib.lab.server.ReplayServer`) unless an API key is given,
 then the real API. The replay server answers every prompt with the same recorded
@@ -21,8 +22,13 @@ The relay is not an open proxy (anyone who can reach it could spend the key):
 - it forwards only the page's own requests: same origin (`Origin` and
   `Sec-Fetch-Site`, which a browser sets and a web page cannot forge), else 403;
 - it accepts only its own request shape, `{"prompt": str}` of at most
-  MAX_PROMPT_CHARS characters, as JSON (else 400, 415 or 422), and builds the
-  upstream request itself; no header or field of the page's is forwarded.
+  MAX_PROMPT_CHARS characters, as JSON (else 400, 415 or 422), in a body of at
+  most MAX_BODY_BYTES (else 413, read no further), and builds the upstream
+  request itself; no header or field of the page's is forwarded.
+
+Its settings are checked when it starts (`lab/settings.py`): a key that is not
+printable ASCII, or a URL holding a CR, LF or space, is refused in one sentence
+rather than failing every request; a URL's password is never shown.
 
 What the page gets back is the upstream's stream, or an error of the relay's
 own (JSON, `{"type": "error", ...}`, never the upstream's body or content type):
