@@ -349,7 +349,7 @@ def test_lesson_02s_widget_in_jupyterlab_is_readable_in_light_and_dark_at_step_8
     # waits for the step it makes to be shown, so none lands while the kernel still answers
     # the one before (its answer would set the slider back, and that press would be lost).
     def shown_step(step):
-        expect(status).to_contain_text(re.compile(rf"\bstep {step} / 337\b"))
+        expect(status).to_contain_text(re.compile(rf"\bstep {step} / 337\b"), timeout=TIMEOUT_MS)
 
     for tens in range(1, STEP_87 // 10 + 1):
         lesson.get_by_role("button", name="+10").click()
