@@ -55,9 +55,14 @@ lab-zh: $(BIN)/.installed
 	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/zh/00_start_here.ipynb \
 		$(LAB_OPTIONS)
 
+# Both stages run even when the first fails; the last line says how each ended, and a
+# failure in either fails make.
 test: $(BIN)/.installed
-	$(BIN)/python -m pytest tests
-	$(BIN)/python -m pytest --nbval notebooks solutions --nbval-sanitize-with notebooks/sanitize.cfg
+	@tests=0; notebooks=0; \
+	$(BIN)/python -m pytest tests || tests=$$?; \
+	$(BIN)/python -m pytest --nbval notebooks solutions --nbval-sanitize-with notebooks/sanitize.cfg || notebooks=$$?; \
+	echo "make test: tests $$([ $$tests = 0 ] && echo passed || echo FAILED), notebooks (nbval) $$([ $$notebooks = 0 ] && echo passed || echo FAILED)"; \
+	[ $$tests = 0 ] && [ $$notebooks = 0 ]
 
 check: $(BIN)/.installed
 	$(BIN)/ruff check streaming_lib tests benchmarks scripts exercises site

@@ -1,4 +1,4 @@
-"""Two rules for every pytest run in this repository (`pytest tests`, `pytest --nbval
+"""Three rules for every pytest run in this repository (`pytest tests`, `pytest --nbval
 notebooks solutions`, and a learner's `pytest --nbval-lax exercises/...`).
 
 1. The learner's own client, `my_client/`, is never read nor written.
@@ -12,6 +12,12 @@ notebooks solutions`, and a learner's `pytest --nbval-lax exercises/...`).
    pager would show escape codes (`\\x1b[31m`). A report that pytest would print without
    colours (output not a terminal, `--color=no`, `NO_COLOR`) loses them; on a terminal
    nothing changes.
+
+3. A notebook's kernel that lost the race for its ports starts again. jupyter_client picks
+   free ports and hands them to the new kernel; another process (a second test run, a
+   learner's JupyterLab) may bind one in between, and the kernel then dies before it
+   answers `kernel_info`, before any cell ran. nbval's start is retried (twice at most)
+   on exactly that error, as the lesson runs of tests/test_lessons.py are.
 """
 
 from __future__ import annotations
@@ -33,6 +39,35 @@ _made = None
 if not os.environ.get(ENVIRONMENT):
     _made = Path(tempfile.mkdtemp(prefix="streaming-course-"))
     os.environ[ENVIRONMENT] = str(_made / "my_client")
+
+
+LOST_PORT_RACE = "Kernel died before replying to kernel_info"  # jupyter_client's words
+
+
+def retrying(start, attempts=3):
+    """`start` (a function starting a kernel), started again when the kernel died before it
+    replied, up to `attempts` times in all; any other error is raised at once."""
+
+    def start_again_if_it_lost(*args, **kwargs):
+        for attempt in range(1, attempts + 1):
+            try:
+                return start(*args, **kwargs)
+            except RuntimeError as error:
+                if LOST_PORT_RACE not in str(error) or attempt == attempts:
+                    raise
+
+    start_again_if_it_lost.retried = start
+    return start_again_if_it_lost
+
+
+def pytest_configure(config):
+    try:
+        import nbval.kernel
+    except ImportError:  # a run without nbval: no notebook kernel to start
+        return
+    if not hasattr(nbval.kernel.start_new_kernel, "retried"):
+        # RunningKernel looks start_new_kernel up in its module at each start.
+        nbval.kernel.start_new_kernel = retrying(nbval.kernel.start_new_kernel)
 
 
 def pytest_unconfigure(config):

@@ -169,9 +169,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "lab":
         first = FIRST_NOTEBOOK_ZH if args.zh else FIRST_NOTEBOOK
         run(*lab_command(python, first, port=args.port, browser=not args.no_browser))
-    else:
-        for command in test_commands(python):
-            run(*command)
+    else:  # both stages, even when the first fails; then the status of the first that failed
+        statuses = [
+            subprocess.call([str(part) for part in command], cwd=ROOT)
+            for command in test_commands(python)
+        ]
+        sys.exit(next((status for status in statuses if status), 0))
 
 
 if __name__ == "__main__":

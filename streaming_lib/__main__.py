@@ -31,9 +31,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from .lab.api import DEFAULT_MODEL
-from .language import current_language, languages, use_language
+from .language import _, current_language, languages, use_language
 from .tools.fixtures import MAIN_FIXTURE, stream_path
 
 
@@ -223,10 +224,18 @@ def add_my_client(commands: argparse._SubParsersAction) -> None:
 
 
 def run_my_client(args: argparse.Namespace) -> int:
+    if args.dir is not None and os.path.lexists(args.dir) and not args.dir.is_dir():
+        refuse("my-client", _("{path} is not a folder", path=str(args.dir)))  # before the SDKs load
     from .tools.my_client import ensure
     from .tools.my_client.chain import run
 
-    where = None if args.reference else ensure(args.dir) if args.dir else None
+    where = None
+    if args.dir is not None and not args.reference:
+        try:
+            where = ensure(args.dir)
+        except OSError as error:
+            why = error.strerror or type(error).__name__
+            refuse("my-client", _("cannot make {path}: {why}", path=str(args.dir), why=why))
     if args.live or args.base_url:
         from .tools.my_client import live
 
@@ -244,9 +253,17 @@ def main(argv: list[str] | None = None) -> int:
         return run_command(args)
 
 
+def refuse(command: str, message: object) -> NoReturn:
+    """Say why `command` cannot run, on one line of stderr, and exit with status 2 (as
+    argparse does for a usage error, without repeating the usage)."""
+    print(f"python -m streaming_lib {command}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Run the command `args` names (parsed by `build_parser`); its exit status."""
     if args.command == "trace":
+        from .tools.files import FileRefused
         from .tools.trace import run
 
         if args.chunk_size is not None and args.chunk_size < 1:
@@ -254,9 +271,12 @@ def run_command(args: argparse.Namespace) -> int:
         try:
             path = stream_path(args.file)
         except ValueError as error:
-            build_parser().error(str(error))
+            refuse("trace", error)
         lang = current_language()
-        return run(path, chunk_size=args.chunk_size, with_sdk=args.sdk, lang=lang)
+        try:
+            return run(path, chunk_size=args.chunk_size, with_sdk=args.sdk, lang=lang)
+        except FileRefused as error:
+            refuse("trace", error)
     if args.command == "serve":
         from .lab.server import seconds, serve
 
@@ -284,6 +304,13 @@ def run_command(args: argparse.Namespace) -> int:
         }
         return serve_chat(args.fixture, **given)
     if args.command == "progress":
+        # A --dir that is not a folder is refused before nbclient loads (seconds on a busy machine).
+        if args.dir is not None and os.path.lexists(args.dir) and not args.dir.is_dir():
+            refuse("progress", _("{path} is not a folder", path=str(args.dir)))
+        if args.dir is not None and not args.dir.is_dir():
+            refuse(
+                "progress", f"no such folder: {args.dir} (pass the exercises' folder with --dir)"
+            )
         from .tools.progress import EXERCISES_DIR, table
         from .tools.progress import run as run_progress
 
@@ -294,13 +321,11 @@ def run_command(args: argparse.Namespace) -> int:
         if args.dir is None and lang == "zh":
             folder = folder / "zh"
         if not folder.is_dir():
-            build_parser().error(
-                f"no such folder: {folder} (pass the exercises' folder with --dir)"
-            )
+            refuse("progress", f"no such folder: {folder} (pass the exercises' folder with --dir)")
         try:
             results = run_progress(folder, args.names, lang)
         except ValueError as error:
-            build_parser().error(str(error))
+            refuse("progress", error)
         print(table(results, lang))
         return 0
     if args.command == "my-client":
@@ -310,11 +335,14 @@ def run_command(args: argparse.Namespace) -> int:
 
 def run_main() -> int:
     """`main()`, quiet when its reader goes away (`... | head`): no traceback, status 141
-    as a shell gives a command killed by SIGPIPE."""
+    as a shell gives a command killed by SIGPIPE; on Ctrl-C, one line and status 130."""
     try:
         status = main()
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return status
+    except KeyboardInterrupt:  # Ctrl-C: one line, and the status a shell gives SIGINT
+        print(_("interrupted (Ctrl-C)"), file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # Python flushes stdout again at exit; point it at /dev/null so that cannot fail.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

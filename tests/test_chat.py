@@ -3,6 +3,7 @@ same-origin only, its own request shape only, the key kept, Stop reaching upstre
 
 import asyncio
 import doctest
+import gzip
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 
 import httpx
 import pytest
@@ -25,10 +27,12 @@ import streaming_lib.chat
 import streaming_lib.chat.app as chat_app
 import streaming_lib.chat.runner
 import streaming_lib.chat.upstream
+import streaming_lib.lab.settings
 from streaming_lib.__main__ import main
 from streaming_lib.aio import aaccumulate
 from streaming_lib.chat import ChatServer, ThreadedServer, build_app
 from streaming_lib.chat.app import HUSH, MAX_BODY_BYTES, MAX_PROMPT_CHARS, WRITE_FILE
+from streaming_lib.chat.upstream import SSE
 from streaming_lib.lab.replay_plan import split_events
 from streaming_lib.tools.fixtures import FIXTURES_DIR, read_fixture
 
@@ -699,6 +703,172 @@ def test_the_module_examples_run():
         chat_app,
         streaming_lib.chat.runner,
         streaming_lib.chat.upstream,
+        streaming_lib.lab.settings,
     ):
         results = doctest.testmod(module)
         assert results.attempted > 0 and results.failed == 0, module.__name__
+
+
+# -- hostile settings and upstreams (the key, the URL, error bodies) ---------------------
+
+
+@pytest.mark.parametrize(
+    "environ, named",
+    [
+        ({"ANTHROPIC_BASE_URL": "https://api.example.com\r"}, "ANTHROPIC_BASE_URL"),  # a CRLF .env
+        ({"ANTHROPIC_BASE_URL": "https://api.example.com\n"}, "ANTHROPIC_BASE_URL"),
+        ({"ANTHROPIC_BASE_URL": "https://api.exa mple.com"}, "ANTHROPIC_BASE_URL"),
+        ({"ANTHROPIC_API_KEY": "sk-ant-clé"}, "ANTHROPIC_API_KEY"),
+        ({"ANTHROPIC_API_KEY": FAKE_KEY + "\r"}, "ANTHROPIC_API_KEY"),
+    ],
+)
+def test_a_setting_that_could_not_be_sent_is_refused_at_start_up_in_one_sentence(environ, named):
+    with pytest.raises(ValueError) as caught:
+        ChatServer(environ={"ANTHROPIC_API_KEY": FAKE_KEY, **environ})
+    said = str(caught.value)
+    assert named in said and "\n" not in said and FAKE_KEY not in said
+
+
+def test_the_banner_masks_the_password_of_the_upstream_url_and_ctrl_c_ends_it_quietly():
+    environ = {
+        **os.environ,
+        "ANTHROPIC_API_KEY": FAKE_KEY,
+        "ANTHROPIC_BASE_URL": "http://me:hunter2@127.0.0.1:9",  # nothing is sent: no prompt
+    }
+    command = [sys.executable, "-m", "streaming_lib", "chat", "--port", "0"]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environ, text=True
+    )
+    try:
+        banner = process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=20)
+    finally:
+        process.kill()
+    assert "me:***@127.0.0.1:9" in banner and "hunter2" not in banner + out + err
+    assert process.returncode == 0 and "Traceback" not in err
+
+
+def key_echoing_upstream(status, content_type="application/json"):
+    """An upstream whose error message quotes the key it was sent."""
+
+    def answer(request):
+        message = f"invalid x-api-key: {request.headers['x-api-key']}"
+        body = {"type": "error", "error": {"type": "authentication_error", "message": message}}
+        return httpx.Response(status, json=body, headers={"content-type": content_type})
+
+    return httpx.MockTransport(answer)
+
+
+@pytest.mark.parametrize("status", [401, 529, 200])
+def test_a_key_quoted_by_the_upstreams_error_never_reaches_the_page(status):
+    app = build_app(
+        "http://upstream.invalid", api_key=FAKE_KEY, transport=key_echoing_upstream(status)
+    )
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        reply = client.post("/chat", json=PROMPT, headers=OWN)
+    assert reply.status_code in (401, 502)
+    assert FAKE_KEY not in reply.text
+    assert streaming_lib.chat.upstream.REDACTED in reply.json()["error"]["message"]
+
+
+def test_a_key_quoted_inside_a_stream_is_redacted_even_split_across_chunks():
+    quoted = f'event: error\ndata: {{"type":"error","error":{{"message":"{FAKE_KEY}"}}}}\n\n'
+    raw = read_fixture("fixture") + quoted.encode()
+    cut = len(read_fixture("fixture")) + quoted.index(FAKE_KEY) + 7  # inside the key
+
+    async def chunks():
+        yield raw[:cut]
+        yield raw[cut:]
+
+    def answer(request):
+        return httpx.Response(200, headers={"content-type": SSE}, stream=AsyncChunks(chunks()))
+
+    app = build_app(
+        "http://upstream.invalid", api_key=FAKE_KEY, transport=httpx.MockTransport(answer)
+    )
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        reply = client.post("/chat", json=PROMPT, headers=OWN)
+    redacted = raw.replace(FAKE_KEY.encode(), streaming_lib.chat.upstream.REDACTED.encode())
+    assert reply.status_code == 200 and reply.content == redacted
+
+
+class AsyncChunks(httpx.AsyncByteStream):
+    """A response body given chunk by chunk, as a network would (read once, as sent)."""
+
+    def __init__(self, chunks):
+        self.chunks = chunks
+        self.pulled = 0
+
+    async def __aiter__(self):
+        async for chunk in self.chunks:
+            self.pulled += len(chunk)
+            yield chunk
+
+
+def gzip_of_zeros(megabytes):
+    """`megabytes` MB of zero bytes, gzipped (about a thousandth of the size)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: a gzip header
+    zeros = bytes(1024 * 1024)
+    return b"".join(packer.compress(zeros) for _ in range(megabytes)) + packer.flush()
+
+
+def test_a_gzip_bomb_in_an_error_body_is_read_only_to_the_limit_as_sent_and_decompressed():
+    limit = streaming_lib.chat.upstream.MAX_ERROR_BYTES
+    bomb = gzip_of_zeros(200)  # 200 MB in about 200 KB
+    assert len(bomb) > limit
+    streams = []
+
+    async def chunks():
+        for start in range(0, len(bomb), 1024):
+            yield bomb[start : start + 1024]
+
+    def answer(request):
+        streams.append(AsyncChunks(chunks()))
+        headers = {"content-type": "application/json", "content-encoding": "gzip"}
+        return httpx.Response(529, headers=headers, stream=streams[-1])
+
+    app = build_app("http://upstream.invalid", transport=httpx.MockTransport(answer))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        reply = client.post("/chat", json=PROMPT, headers=OWN)
+    assert reply.status_code == 502 and "not an API error" in reply.json()["error"]["message"]
+    assert streams[0].pulled <= limit + 1024  # read as sent: stopped at the limit
+    # ...and what those bytes unpack to is cut at the limit too.
+    assert len(streaming_lib.chat.upstream.decoded(bomb[:limit], "gzip")) == limit
+
+
+def test_a_gzipped_api_error_is_still_read():
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+
+    def answer(request):
+        body = gzip.compress(json.dumps(error).encode())
+        headers = {"content-type": "application/json", "content-encoding": "gzip"}
+        return httpx.Response(529, headers=headers, stream=AsyncChunks(once(body)))
+
+    app = build_app("http://upstream.invalid", transport=httpx.MockTransport(answer))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        reply = client.post("/chat", json=PROMPT, headers=OWN)
+    assert reply.status_code == 502 and reply.json()["error"]["type"] == "overloaded_error"
+
+
+async def once(body):
+    yield body
+
+
+def test_an_error_body_is_read_only_to_the_limit_as_sent():
+    limit = streaming_lib.chat.upstream.MAX_ERROR_BYTES
+    streams = []
+
+    async def endless():
+        while True:
+            yield b"x" * 4096
+
+    def answer(request):
+        streams.append(AsyncChunks(endless()))
+        return httpx.Response(502, headers={"content-type": "text/html"}, stream=streams[-1])
+
+    app = build_app("http://upstream.invalid", transport=httpx.MockTransport(answer))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        reply = client.post("/chat", json=PROMPT, headers=OWN)
+    assert reply.status_code == 502
+    assert limit <= streams[0].pulled <= limit + 4096

@@ -1059,6 +1059,27 @@ def test_progress_stops_a_check_that_runs_too_long_and_counts_it_failing(tmp_pat
     assert result.failure == "Check 2: CellTimeoutError: ran longer than 1 seconds"
 
 
+def test_a_kernel_that_lost_the_race_for_its_ports_is_started_again(tmp_path, monkeypatch):
+    notebook = nbformat.v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}}
+    )
+    notebook.cells = [
+        nbformat.v4.new_code_cell("# Check 1: runs\nassert True", metadata={"tags": ["check"]})
+    ]
+    save(notebook, tmp_path / "01_once.ipynb")
+    real, starts = progress.NotebookClient.async_execute, []
+
+    async def lost_the_first_race(client, **options):
+        starts.append(1)
+        if len(starts) == 1:  # as jupyter_client says it when the kernel died at start
+            raise RuntimeError(progress.LOST_PORT_RACE)
+        return await real(client, **options)
+
+    monkeypatch.setattr(progress.NotebookClient, "async_execute", lost_the_first_race)
+    [result] = progress.run(tmp_path)
+    assert (result.passed, result.total, len(starts)) == (1, 1, 2)
+
+
 # -- pytest --nbval-lax exercises/... ------------------------------------------------------------
 
 

@@ -332,13 +332,21 @@ def executed(path, tmp_path, with_references):
     saved = os.environ.get("STREAMING_COURSE_MY_CLIENT")
     os.environ["STREAMING_COURSE_MY_CLIENT"] = str(tmp_path / "my_client")
     try:
-        NotebookClient(
-            notebook,
-            timeout=300,
-            kernel_name="python3",
-            allow_errors=True,
-            resources={"metadata": {"path": str(path.parent)}},
-        ).execute()
+        for attempt in range(3):
+            try:
+                NotebookClient(
+                    notebook,
+                    timeout=300,
+                    kernel_name="python3",
+                    allow_errors=True,
+                    resources={"metadata": {"path": str(path.parent)}},
+                ).execute()
+                break
+            except RuntimeError as error:
+                # Two kernels started at once can be handed the same free port: the one that
+                # lost the race dies before it answers, and no cell has run yet. Start again.
+                if "Kernel died before replying" not in str(error) or attempt == 2:
+                    raise
     finally:  # back to the run's own folder (the root conftest.py), never to none at all
         if saved is None:
             os.environ.pop("STREAMING_COURSE_MY_CLIENT")

@@ -24,7 +24,7 @@ import pytest
 from mutant_cases import Mutant
 
 from streaming_lib.tools import my_client
-from streaming_lib.tools.my_client import REFERENCE, STAGES, chain
+from streaming_lib.tools.my_client import REFERENCE, STAGES, chain, live
 
 # The files of my_client/, in lesson order; each may have a module of mutants.
 FILES = ["sse", "lines", "accumulator", "tool_input", "verdict", "retry", "client", "relay"]
@@ -59,6 +59,12 @@ def below_m_on_the_fixtures(where: Path, capsys: pytest.CaptureFixture[str]) -> 
     return None
 
 
+def below_m_over_a_socket(where: Path, capsys: pytest.CaptureFixture[str]) -> str | None:
+    """`my-client --live` on the client in `where` (`live.below_m`): its summary line and
+    the scenarios it failed when below M of M, else None."""
+    return live.below_m(where)
+
+
 Judge = Callable[[Path, pytest.CaptureFixture[str]], str | None]
 
 # How the mutants of each file are caught beyond their lesson's checks: the whole client's
@@ -69,6 +75,9 @@ JUDGES: dict[str, Judge] = {
     "accumulator": below_m_on_the_fixtures,
     "tool_input": below_m_on_the_fixtures,
     "verdict": below_m_on_the_fixtures,
+    "retry": below_m_over_a_socket,
+    "client": below_m_over_a_socket,
+    "relay": below_m_over_a_socket,
 }
 
 
@@ -109,7 +118,6 @@ def test_each_mutant_fails_its_lessons_checks_and_the_whole_clients_judge(
     assert by_judge is not None, f"not caught by the whole client's judge -- {caught}"
 
 
-@pytest.mark.skip(reason="enabled once every file of my_client/ has its mutants (issue 34)")
 def test_at_least_30_mutants_spread_over_every_file_of_my_client():
     assert len(MUTANTS) >= 30
     assert {Path(mutant.file).stem for mutant in MUTANTS} == set(FILES)

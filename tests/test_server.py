@@ -509,7 +509,9 @@ def error_log():
 
 def test_json_nested_past_pythons_stack_is_a_400_not_a_500(server, error_log):
     reply = httpx.post(
-        server.url + "/v1/messages", content=b"[" * 100_000, headers={"content-type": "x"}
+        server.url + "/v1/messages",
+        content=b"[" * 100_000,
+        headers={"content-type": "application/json"},
     )
     assert reply.status_code == 400
     assert reply.json()["error"]["message"].startswith("the body is not JSON")
@@ -543,7 +545,10 @@ def raw_request(port, data, *, close=True):
     return connection
 
 
-HALF_A_BODY = b'POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{"str'
+HALF_A_BODY = (
+    b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+    b'content-length: 100\r\n\r\n{"str'
+)
 
 
 def test_a_client_hanging_up_mid_body_leaves_no_traceback(server, error_log):
@@ -603,16 +608,119 @@ def test_a_connection_idle_after_its_answer_is_closed_too():
         assert closed_by_the_server(connection, within=2)
 
 
+def held_stream(port):
+    """A connection whose streamed answer is held open for a second (its request is in
+    progress: the server counts it as busy)."""
+    return raw_request(
+        port,
+        b"POST /v1/messages?hold_open=1 HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+        b'content-length: 16\r\n\r\n{"stream": true}',
+        close=False,
+    )
+
+
 def test_connections_past_the_cap_get_a_503_and_the_server_serves_again_once_they_close():
     app = streaming_lib.lab.server.build_app(FIXTURE, pace=0)
     with ThreadedServer(app, max_connections=3) as capped:
-        idle = [raw_request(capped.port, b"", close=False) for _ in range(3)]
-        time.sleep(0.2)  # the server has accepted them
+        busy = [held_stream(capped.port) for _ in range(2)]
+        time.sleep(0.2)  # the server has accepted them and is answering
         assert httpx.post(capped.url + "/v1/messages", json={}).status_code == 503
-        for connection in idle:
+        for connection in busy:
             connection.close()
         time.sleep(0.2)
         assert httpx.post(capped.url + "/v1/messages", json={}).status_code == 200
+
+
+def test_idle_connections_cannot_hold_the_cap_the_longest_waiting_is_closed_for_a_new_one():
+    app = streaming_lib.lab.server.build_app(FIXTURE, pace=0)
+    with ThreadedServer(app, max_connections=3) as capped:
+        # Idle sockets, and one sending its headers slowly: none has a whole request yet.
+        idle = [raw_request(capped.port, sent, close=False) for sent in (b"", b"", b"POST /v1")]
+        time.sleep(0.2)
+        for _ in range(3):  # a client reopening its idle sockets does not lock the server either
+            assert httpx.post(capped.url + "/v1/messages", json={}).status_code == 200
+            idle.append(raw_request(capped.port, b"", close=False))
+            time.sleep(0.05)
+        assert closed_by_the_server(idle[0], within=1)  # the oldest went first
+        for connection in idle[1:]:
+            connection.close()
+
+
+def test_a_request_with_both_content_length_and_transfer_encoding_is_a_400_and_closed(server):
+    connection = raw_request(
+        server.port,
+        b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+        b"content-length: 16\r\ntransfer-encoding: chunked\r\n\r\n"
+        b'10\r\n{"stream": true}\r\n0\r\n\r\n',
+        close=False,
+    )
+    connection.settimeout(5)
+    assert connection.recv(4096).startswith(b"HTTP/1.1 400")
+    assert closed_by_the_server(connection, within=2)
+
+
+@pytest.mark.parametrize("pieces", [1, 40], ids=["one write", "many writes"])
+def test_headers_over_the_limit_are_refused_however_they_arrive(server, pieces):
+    head = b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+    head += b"x-filler: " + b"a" * (MAX_HEADER_BYTES + 4096) + b"\r\ncontent-length: 2\r\n\r\n{}"
+    connection = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    size = -(-len(head) // pieces)
+    try:
+        for start in range(0, len(head), size):
+            connection.sendall(head[start : start + size])
+            if pieces > 1:
+                time.sleep(0.005)
+    except OSError:  # the server may close before the last piece: refused all the same
+        pass
+    status = connection.recv(4096)[:12]
+    assert status in (b"HTTP/1.1 400", b"HTTP/1.1 431")
+    assert closed_by_the_server(connection, within=2)
+    assert httpx.post(server.url + "/v1/messages", json={}).status_code == 200  # and serves on
+
+
+def test_a_body_over_the_limit_is_a_413_read_no_further():
+    limit = streaming_lib.lab.server.MAX_BODY_BYTES
+    with ReplayServer("fixture", pace=0) as replay:
+        url = replay.url + "/v1/messages"
+        padded = b'{"stream": false, "pad": "' + b"x" * limit + b'"}'
+        reply = httpx.post(url, content=padded, headers={"content-type": "application/json"})
+        assert (reply.status_code, reply.json()["error"]["type"]) == (413, "request_too_large")
+        # A body that says it is huge is refused on its word, before it is sent.
+        connection = raw_request(
+            replay.port,
+            b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            b"content-length: 268435456\r\n\r\n{",
+            close=False,
+        )
+        connection.settimeout(5)
+        assert connection.recv(4096).startswith(b"HTTP/1.1 413")
+        assert closed_by_the_server(connection, within=2)
+        just_under = b'{"stream": false, "pad": "' + b"x" * (limit - 40) + b'"}'
+        reply = httpx.post(url, content=just_under, headers={"content-type": "application/json"})
+        assert reply.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "headers, status",
+    [
+        ({"origin": "https://elsewhere.example"}, 403),  # a web page's POST, even no-cors
+        ({"sec-fetch-site": "cross-site"}, 403),
+        ({"content-type": "text/plain"}, 415),  # what a page may send without a preflight
+        ({"content-type": "application/x-www-form-urlencoded"}, 415),
+        ({"content-type": None}, 415),
+    ],
+)
+def test_the_replay_server_refuses_what_a_web_page_could_send(server, headers, status):
+    sent = {"content-type": "application/json", **headers}
+    sent = {name: value for name, value in sent.items() if value is not None}
+    reply = httpx.post(server.url + "/v1/messages", content=b'{"stream": true}', headers=sent)
+    assert reply.status_code == status and reply.json()["type"] == "error"
+
+
+def test_its_own_origin_and_a_program_without_one_are_served(server):
+    own = {"origin": server.url, "sec-fetch-site": "same-origin"}
+    assert httpx.post(server.url + "/v1/messages", json={}, headers=own).status_code == 200
+    assert httpx.post(server.url + "/v1/messages", json={}).status_code == 200
 
 
 def test_the_server_sets_its_limits_from_uvicorns_own_settings():

@@ -345,21 +345,20 @@ def test_lesson_02s_widget_in_jupyterlab_is_readable_in_light_and_dark_at_step_8
         text, room = stepper.locator(".widget-dropdown select").evaluate(SPEED_TEXT_FITS)
         assert text <= room, (text, room)
 
-    # Step 87 with the buttons and the keyboard, as a teacher would get there.
-    for _ in range(STEP_87 // 10):
+    # Step 87 with the buttons and the keyboard, as a teacher would get there: each press
+    # waits for the step it makes to be shown, so none lands while the kernel still answers
+    # the one before (its answer would set the slider back, and that press would be lost).
+    def shown_step(step):
+        expect(status).to_contain_text(re.compile(rf"\bstep {step} / 337\b"), timeout=TIMEOUT_MS)
+
+    for tens in range(1, STEP_87 // 10 + 1):
         lesson.get_by_role("button", name="+10").click()
+        shown_step(10 * tens)
     handle = lesson.locator(".noUi-handle")
     handle.focus()
-    for _ in range(STEP_87 % 10):
+    for step in range(STEP_87 // 10 * 10 + 1, STEP_87 + 1):
         handle.press("ArrowRight")
-    # On a loaded machine a press can land while the kernel still answers the last one: let
-    # the status settle, then make up the difference as a teacher would, with the arrows.
-    for _ in range(5):
-        lesson.page.wait_for_timeout(1_000)
-        step = int(re.search(r"step (\d+) /", status.inner_text()).group(1))
-        if step == STEP_87:
-            break
-        handle.press("ArrowRight" if step < STEP_87 else "ArrowLeft")
+        shown_step(step)
     expect(status).to_contain_text(f"step {STEP_87} / 337")
     expect(lesson.locator('[data-slot="pending"] .ss-split')).to_have_text("\\xe6\\x89")
     chinese.locator(".noUi-handle").focus()

@@ -6,7 +6,8 @@
     GET  /favicon.ico  the page's icon
 
 The relay calls `POST {upstream}/v1/messages` with `"stream": true` and hands
-the response body on, chunk by chunk, untouched: the page parses it itself
+the response body on, chunk by chunk, untouched (but for the key, should the
+upstream quote it: `upstream.StreamRedactor`): the page parses it itself
 (static/chat.js, with the rules of notebooks 01-03). The upstream is the local
 replay server (`streaming_lib.lab.server.ReplayServer`) unless an API key is given,
 then the real API. The replay server answers every prompt with the same recorded
@@ -21,8 +22,13 @@ The relay is not an open proxy (anyone who can reach it could spend the key):
 - it forwards only the page's own requests: same origin (`Origin` and
   `Sec-Fetch-Site`, which a browser sets and a web page cannot forge), else 403;
 - it accepts only its own request shape, `{"prompt": str}` of at most
-  MAX_PROMPT_CHARS characters, as JSON (else 400, 415 or 422), and builds the
-  upstream request itself; no header or field of the page's is forwarded.
+  MAX_PROMPT_CHARS characters, as JSON (else 400, 415 or 422), in a body of at
+  most MAX_BODY_BYTES (else 413, read no further), and builds the upstream
+  request itself; no header or field of the page's is forwarded.
+
+Its settings are checked when it starts (`lab/settings.py`): a key that is not
+printable ASCII, or a URL holding a CR, LF or space, is refused in one sentence
+rather than failing every request; a URL's password is never shown.
 
 What the page gets back is the upstream's stream, or an error of the relay's
 own (JSON, `{"type": "error", ...}`, never the upstream's body or content type):
@@ -75,11 +81,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Send
 
+from ..lab.settings import checked_key, checked_upstream
+from ..lab.threaded import BodyTooLarge, read_body
 from ..language import _
 from ..partial_json_strings import SURROGATE
 from .upstream import (
     SSE,
-    checked_upstream,
+    StreamRedactor,
     media_type,
     problem,
     read_capped,
@@ -151,12 +159,10 @@ async def read_prompt(request: Request) -> str | Response:
     # Media types are case-insensitive (RFC 9110, 8.3.1).
     if media_type(request.headers.get("content-type")) != "application/json":
         return problem(415, _("the body must be JSON (content-type: application/json)"))
-    body = b""
     try:
-        async for chunk in request.stream():  # read with a cap: a huge body is never held whole
-            body += chunk
-            if len(body) > MAX_BODY_BYTES:
-                return problem(413, _("the body is over {limit} bytes", limit=MAX_BODY_BYTES))
+        body = await read_body(request, MAX_BODY_BYTES)  # a huge body is never held whole
+    except BodyTooLarge:
+        return problem(413, _("the body is over {limit} bytes", limit=MAX_BODY_BYTES))
     except ClientDisconnect:  # gone (or cut off as too slow) before its body ended
         return problem(400, _("the page hung up before its request ended"))  # read by no one
     try:
@@ -247,9 +253,12 @@ def build_app(
     pieces as they are relayed; its report is at `GET /yours/N`, N given to the page
     in the `x-your-client` header of the answer.
 
-    Raises ValueError if `upstream` is not an http(s) URL with a host.
+    Raises ValueError if `upstream` is not an http(s) URL with a host, or `api_key` is not
+    printable ASCII (`checked_key`).
     """
     upstream = checked_upstream(upstream)
+    if api_key is not None:
+        checked_key(api_key)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, httpx.AsyncClient]]:
@@ -333,7 +342,7 @@ def build_app(
                 with anyio.CancelScope(shield=True):
                     await response.aclose()
             return upstream_problem(
-                response.status_code, response.headers.get("content-type"), body or b""
+                response.status_code, response.headers.get("content-type"), body or b"", api_key
             )
 
         cut = [False]
@@ -347,24 +356,35 @@ def build_app(
             # writes each one at once; the response says `cache-control: no-cache`
             # and `x-accel-buffering: no` to any proxy in front of the app.
             ended = False
+            # An upstream quoting the key in its stream: the page gets REDACTED instead.
+            redactor = StreamRedactor(api_key) if api_key else None
             try:
-                async for chunk in pieces:
+                try:
+                    async for chunk in pieces:
+                        sent = chunk if redactor is None else redactor.feed(chunk)
+                        if sent:
+                            if reading is not None:
+                                reading.feed(sent)  # the same piece, for the learner's client
+                            yield sent
+                    ended = True
+                except httpx.HTTPError as error:
+                    log.info("the upstream stream was cut: %s", type(error).__name__)
+                    cut[0] = True
+                finally:
+                    # Reached at the end, at a cut, and when the page hangs up (Stop):
+                    # Starlette then cancels this generator. The close is shielded from
+                    # that cancellation, so the upstream connection is closed at once.
+                    with anyio.CancelScope(shield=True):
+                        if core is not None:
+                            await pieces.aclose()  # type: ignore[attr-defined]
+                        await response.aclose()
+                if redactor is not None and (held := redactor.flush()):  # the end, or a cut
                     if reading is not None:
-                        reading.feed(chunk)  # the same piece, for the learner's client
-                    yield chunk
-                ended = True
-            except httpx.HTTPError as error:
-                log.info("the upstream stream was cut: %s", type(error).__name__)
-                cut[0] = True
+                        reading.feed(held)
+                    yield held
             finally:
-                # Reached at the end, at a cut, and when the page hangs up (Stop):
-                # Starlette then cancels this generator. The close is shielded from
-                # that cancellation, so the upstream connection is closed at once.
-                with anyio.CancelScope(shield=True):
-                    if core is not None:
-                        await pieces.aclose()  # type: ignore[attr-defined]
-                    await response.aclose()
-                    if reading is not None:  # the learner's code, off the event loop
+                if reading is not None:  # the learner's code, off the event loop
+                    with anyio.CancelScope(shield=True):
                         report = await anyio.to_thread.run_sync(
                             reading.finish, not ended, TOOL_SCHEMAS
                         )

@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from ..lab.server import DEFAULT_PACE, ReplayServer
+from ..lab.settings import checked_key, shown
 from ..lab.threaded import ThreadedServer
 from .app import HUSH, LOOPBACK_HOSTS, REAL_API, build_app, checked_upstream
 
@@ -52,8 +53,9 @@ class ChatServer:
     `ANTHROPIC_BASE_URL` then replaces the real API's URL), `.recording` the name of
     the stream it replays (`recording_name`; None with the real API). On exit both stop.
 
-    Raises ValueError for a fixture that cannot be read or an
-    `ANTHROPIC_BASE_URL` that is not an http(s) URL, and for a `host` other than
+    Raises ValueError for a fixture that cannot be read, an `ANTHROPIC_API_KEY` that is
+    not printable ASCII or an `ANTHROPIC_BASE_URL` that is not an http(s) URL (a CR or
+    LF at its end included), and for a `host` other than
     127.0.0.1 or localhost while the key is set (anyone who reaches the relay
     could spend it: its Origin and Host checks stop browsers, not programs); `start()` raises
     OSError if it cannot listen on `host`:`port` (see `threaded.listen`). `core` and `reader`:
@@ -84,6 +86,7 @@ class ChatServer:
         # The real API's URL; the local replay server's is known once it has started.
         self.upstream = ""
         if self.api_key:
+            checked_key(self.api_key)
             url = environ.get("ANTHROPIC_BASE_URL") or REAL_API
             try:
                 self.upstream = checked_upstream(url)
@@ -159,7 +162,7 @@ def serve(
         return 2
     try:
         where = (
-            f"the real API ({chat.upstream})"
+            f"the real API ({shown(chat.upstream)})"
             if chat.replay is None
             else f"the replay server, replaying {chat.recording} whatever the prompt"
         )

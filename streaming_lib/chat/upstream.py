@@ -1,14 +1,18 @@
 """The relay's side of the upstream: what it sends the page when the upstream does not stream.
 
-    checked_upstream(url)          the upstream's base URL, refused unless http(s) with a host
     unless_the_page_hangs_up(request, work)   `await work`, given up when the page hangs up
     read_capped(response, seconds=S)          the first MAX_ERROR_BYTES of a body, within S seconds
-    upstream_problem(status, content_type, body)   the relay's own JSON error for that answer
+    upstream_problem(status, content_type, body, secret)   the relay's own JSON error for it
 
 Whatever the upstream answers that is not a stream (an API error, a gateway's
 HTML page, a JSON error under a 200, a body cut off), the page gets the
 relay's own JSON error, shaped like the API's: never the upstream's body,
-headers or content type, never a 500.
+headers or content type, never a 500. An error message that quotes the key
+("invalid x-api-key: sk-ant-...") reaches the page with the key replaced by
+REDACTED. The error body is read raw, at most MAX_ERROR_BYTES as sent and,
+if the upstream compressed it anyway (the relay asks for `identity`), at most
+MAX_ERROR_BYTES once decompressed (gzip and deflate; any other coding is not
+read): a small compressed body cannot make the relay hold a large one.
 
 Deliberately not handled: retrying (the page asks again if it wants to).
 
@@ -21,15 +25,16 @@ Deliberately not handled: retrying (the page asks again if it wants to).
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Awaitable
 from typing import TypeVar
-from urllib.parse import urlsplit
 
 import anyio
 import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from ..lab.settings import REDACTED, redacted
 from ..language import say
 
 MAX_ERROR_BYTES = 64 * 1024  # of an upstream's error body: enough for any API error message
@@ -77,10 +82,48 @@ def api_error_of(body: bytes) -> tuple[str, str] | None:
     return kind, message
 
 
-def upstream_problem(status: int, content_type: str | None, body: bytes) -> JSONResponse:
+class StreamRedactor:
+    """Replaces `secret` by REDACTED in a stream's chunks, even in one split across chunks.
+
+    `feed(chunk)` returns the bytes that can go on at once: all but the chunk's
+    end when that end could be the start of the secret (held until the next chunk
+    tells; an event's end, a blank line, never is). `flush()` returns what is held.
+
+    >>> redactor = StreamRedactor("sk-1234")
+    >>> redactor.feed(b"data: key sk-12"), redactor.feed(b"34 refused\\n\\n"), redactor.flush()
+    (b'data: key ', b'[key redacted] refused\\n\\n', b'')
+    """
+
+    def __init__(self, secret: str) -> None:
+        self.secret, self.held = secret.encode("ascii"), b""
+
+    def feed(self, chunk: bytes) -> bytes:
+        data = (self.held + chunk).replace(self.secret, REDACTED.encode("ascii"))
+        keep = next(
+            (
+                size
+                for size in range(min(len(self.secret) - 1, len(data)), 0, -1)
+                if data.endswith(self.secret[:size])
+            ),
+            0,
+        )
+        self.held = data[len(data) - keep :]
+        return data[: len(data) - keep]
+
+    def flush(self) -> bytes:
+        held, self.held = self.held, b""
+        return held
+
+
+def upstream_problem(
+    status: int, content_type: str | None, body: bytes, secret: str | None = None
+) -> JSONResponse:
     """The relay's own error for an upstream answer that is not a stream (`body`: its first
-    bytes): the API error's type and message if `body` is one, else what arrived."""
+    bytes): the API error's type and message if `body` is one, else what arrived; `secret`
+    (the key) replaced by REDACTED wherever the upstream quoted it."""
     error = api_error_of(body)
+    if error is not None:
+        error = (redacted(error[0], secret), redacted(error[1], secret))
     what = f"HTTP {status} with {media_type(content_type) or 'no content type'}"
     if status == 200:  # a 200 that is not an event stream: a gateway's page, a JSON error...
         message = f"the Messages API answered {what}, not an event stream"
@@ -102,17 +145,46 @@ async def read_capped(
     response: httpx.Response, *, seconds: float, cap: int = MAX_ERROR_BYTES
 ) -> bytes:
     """The first `cap` bytes of `response`'s body (bytes), or what came before it was cut,
-    timed out, or took over `seconds` in all (a body trickling in is not waited for)."""
+    timed out, or took over `seconds` in all (a body trickling in is not waited for).
+
+    At most `cap` bytes are read as sent; a body in gzip or deflate is then
+    decompressed to at most `cap` bytes (`decoded`)."""
     body = b""
     with anyio.move_on_after(seconds):
         try:
-            async for chunk in response.aiter_bytes():
+            async for chunk in response.aiter_raw():  # as sent: no decompression yet
                 body += chunk
                 if len(body) >= cap:
                     break
         except httpx.HTTPError:  # cut off or timed out: what came is all there is
             pass
-    return body[:cap]
+        except httpx.StreamConsumed:  # read whole already (httpx.MockTransport's replies)
+            return response.content[:cap]
+    return decoded(body[:cap], response.headers.get("content-encoding"), cap)
+
+
+def decoded(raw: bytes, coding: str | None, cap: int = MAX_ERROR_BYTES) -> bytes:
+    """`raw` undone from its `content-encoding` `coding`, to at most `cap` bytes: as it is
+    without one (or `identity`), decompressed for gzip or deflate (what a cut stream
+    holds), else b"" (a coding this reader does not undo, or a body that is not one).
+
+    >>> import gzip
+    >>> len(decoded(gzip.compress(bytes(10_000_000)), "gzip", cap=100))
+    100
+    """
+    coding = (coding or "identity").strip().lower()
+    if coding == "identity":
+        return raw
+    if coding not in ("gzip", "x-gzip", "deflate"):
+        return b""
+    # wbits: 47 reads a gzip or a zlib header; a raw deflate stream (some servers' "deflate")
+    # has none.
+    for wbits in (47, -15):
+        try:
+            return zlib.decompressobj(wbits).decompress(raw, cap)
+        except zlib.error:
+            continue
+    return b""
 
 
 async def unless_the_page_hangs_up(request: Request, work: Awaitable[T]) -> T | None:
@@ -139,22 +211,3 @@ async def unless_the_page_hangs_up(request: Request, work: Awaitable[T]) -> T | 
     if failure is not None:
         raise failure
     return result
-
-
-def checked_upstream(url: str) -> str:
-    """`url` without its trailing slash, if it is an http(s) URL with a host; ValueError
-    (one sentence naming it) otherwise.
-
-    >>> checked_upstream("ftp://example.com")
-    Traceback (most recent call last):
-    ValueError: the upstream must be an http(s) URL with a host, not 'ftp://example.com'
-    """
-    try:
-        parts = urlsplit(url)
-        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
-        parts.port  # noqa: B018 (read for its check: a port that is not a number, or out of range)
-    except ValueError:  # `http://[bad`: a bracket left open, a port of letters...
-        ok = False
-    if not ok:
-        raise ValueError(f"the upstream must be an http(s) URL with a host, not {url!r}")
-    return url.rstrip("/")

@@ -11,6 +11,8 @@
                     (notebooks 00 and 06)
     proxy_lab.py    the same stream through nginx: buffering and gzip (bonus/06_proxies_nginx)
     record.py       save one real API stream, byte for byte, as a fixture
+    settings.py     ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY checked at start-up; a URL
+                    shown without its password, a text without the key
 
 Nothing here is imported by `import streaming_lib`: the pipeline needs no HTTP.
 

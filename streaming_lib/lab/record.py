@@ -28,13 +28,18 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
 import httpx
 
+from ..language import _
+from ..partial_json_strings import SURROGATE
+from ..tools.files import checked_output
 from .api import API_VERSION, DEFAULT_MODEL
 from .network import DEFAULT_TIMEOUT
+from .settings import checked_key, checked_upstream, redacted
 
 DEFAULT_PROMPT = "In two sentences, why do LLM APIs stream their answers?"
 API_URL = "https://api.anthropic.com"
@@ -76,7 +81,8 @@ def record(
     ):
         if response.status_code != 200:
             response.read()
-            print(f"HTTP {response.status_code}: {response.text[:500]}", file=sys.stderr)
+            said = redacted(response.text[:500], api_key).replace("\n", " ")  # one line, no key
+            print(f"HTTP {response.status_code}: {said}", file=sys.stderr)
             return response.status_code
         # Only the body is written; the request and both sets of headers stay
         # in memory. `iter_bytes` undoes a content encoding, should the server
@@ -93,7 +99,17 @@ def run(
     prompt: str = DEFAULT_PROMPT,
     environ: dict[str, str] | None = None,
 ) -> int:
-    """The `record` command: returns the exit status (0 written, 1 HTTP error, 2 no key)."""
+    """The `record` command: returns the exit status (0 written, 1 HTTP error or no answer,
+    2 an input refused before anything was sent).
+
+    Everything is checked before the request is sent (and paid for): the key
+    and the base URL (`checked_key`, `checked_upstream`), the prompt (text, with
+    no half character), and `out` (`files.checked_output`: its folder exists,
+    and it is a regular file or absent). The bytes go to a new temporary file
+    beside `out`, which replaces `out` only once the stream has ended well, and
+    only if `out` is still a regular file or absent: a device, a FIFO or a link
+    at that name is never replaced. Each failure is one line on stderr.
+    """
     environ = dict(os.environ) if environ is None else environ
     api_key = environ.get("ANTHROPIC_API_KEY", "")
     if not api_key:
@@ -103,17 +119,47 @@ def run(
             file=sys.stderr,
         )
         return 2
-    base_url = environ.get("ANTHROPIC_BASE_URL") or API_URL
-    partial = out.with_name(out.name + ".part")  # `out` appears only once the stream succeeded
     try:
-        with partial.open("wb") as file:
+        checked_key(api_key)
+        base_url = checked_upstream(environ.get("ANTHROPIC_BASE_URL") or API_URL)
+        if SURROGATE.search(prompt) or SURROGATE.search(model):
+            raise ValueError(_("the prompt or the model holds bytes that are not UTF-8 text"))
+        out = checked_output(out)
+    except ValueError as error:
+        print(
+            _("record: {error} (nothing was sent, nothing written)", error=str(error)),
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        descriptor, name = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".part")
+    except OSError as error:
+        print(
+            _(
+                "record: cannot write in {folder}: {why}",
+                folder=str(out.parent),
+                why=error.strerror or type(error).__name__,
+            ),
+            file=sys.stderr,
+        )
+        return 2
+    partial = Path(name)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
             status = record(file, api_key=api_key, model=model, prompt=prompt, base_url=base_url)
-    except BaseException:  # a dropped connection, Ctrl-C: no half fixture left behind
-        partial.unlink()
+        if status == 200:
+            checked_output(out)  # still a regular file, or nothing, just before it is replaced
+            partial.replace(out)
+    except (httpx.HTTPError, OSError, ValueError) as error:
+        partial.unlink(missing_ok=True)
+        why = redacted(str(error), api_key) or type(error).__name__
+        print(_("record: no stream was saved: {why}", why=why), file=sys.stderr)
+        return 1
+    except BaseException:  # Ctrl-C: no half fixture left behind, and the caller says so
+        partial.unlink(missing_ok=True)
         raise
     if status != 200:
-        partial.unlink()
+        partial.unlink(missing_ok=True)
         return 1
-    partial.replace(out)
     print(f"wrote {out} ({out.stat().st_size} bytes)")
     return 0

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..sse import iter_sse
+from ..tools.files import read_stream_file
 from ..tools.fixtures import fixture_names, read_fixture
 
 DEFAULT_PACE = 0.02  # seconds between events: about 50 events a second, like a fast model
@@ -312,11 +313,12 @@ def error_headers(options: Mapping[str, Any]) -> dict[str, str]:
 def load_source(fixture: str | Path | bytes) -> bytes:
     """The stream to replay: bytes as given, a path to an .sse file, or a fixture name.
 
-    Raises OSError if the file cannot be read, ValueError (listing the fixtures)
-    for an unknown name.
+    Raises ValueError (listing the fixtures) for an unknown name, and
+    `files.FileRefused` (a ValueError too) for a file that is not a regular one
+    of at most `files.MAX_STREAM_BYTES` or cannot be read.
     """
     if isinstance(fixture, bytes):
         return fixture
     if isinstance(fixture, Path) or fixture.endswith(".sse"):
-        return Path(fixture).read_bytes()
+        return read_stream_file(fixture)
     return read_fixture(fixture_name(fixture))

@@ -42,7 +42,14 @@ its own, so a fresh `ReplayServer` starts from the first failure again.
 K and N are whole numbers, 0 or more; S a number of seconds from 0 to 60. A bad
 value (or a body that is not JSON, even one nested too deep to read) gets the
 API's 400 `invalid_request_error` naming it, and any other path or method the
-API's JSON 404 or 405. Other query parameters are ignored, as the API ignores
+API's JSON 404 or 405.
+
+Only programs on this machine are served, never a web page: as the chat relay
+does, a request whose `Origin` is another site's (or whose `Sec-Fetch-Site`
+says cross-site) gets a 403, one whose body is not `application/json` a 415
+(which a page cannot send without the browser asking first, and this server
+answers no such preflight), and a body over MAX_BODY_BYTES a 413
+`request_too_large`, read no further. Other query parameters are ignored, as the API ignores
 them. Slow or vanished clients and too many connections are cut off by the
 limits of `threaded.py` (`server_config`). Events end where the WHATWG rules end them (at a
 blank line, with LF, CRLF or CR line endings, even mixed), so pacing and faults
@@ -115,10 +122,11 @@ from .replay_plan import (  # noqa: F401
     seconds,
     split_events,
 )
-from .threaded import ThreadedServer, listen, server_config
+from .threaded import BodyTooLarge, ThreadedServer, listen, read_body, server_config
 
 DEFAULT_PORT = 8765  # for `python -m streaming_lib serve`; ReplayServer picks a free one
 GRACE = 2  # seconds open streams get to finish when the server stops; then they are cut
+MAX_BODY_BYTES = 1024 * 1024  # a request body; the replay reads only its "stream" field
 
 
 async def paced(
@@ -225,6 +233,23 @@ class ASCIIJSONResponse(JSONResponse):
         ).encode("ascii")
 
 
+def not_for_pages(request: Request) -> tuple[int, str] | None:
+    """(status, why) if `request` may come from a web page rather than a program, else None:
+    403 for another site's `Origin` or a cross-site `Sec-Fetch-Site`, 415 for a body
+    that is not JSON. (Programs send no `Origin`; a browser always does with a POST.)"""
+    origin = request.headers.get("origin")
+    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    if origin is not None and origin != own:
+        return 403, f"cross-origin request from {origin}: the replay server serves programs only"
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return 403, f"Sec-Fetch-Site is {site}: the replay server serves programs only"
+    content_type = request.headers.get("content-type", "")
+    if content_type.split(";")[0].strip().lower() != "application/json":
+        return 415, "the body must be JSON (content-type: application/json)"
+    return None
+
+
 def api_error(
     status: int,
     error_type: str,
@@ -260,9 +285,24 @@ def build_app(
 
     async def messages(request: Request) -> Response:
         request_id = new_request_id()
+        refusal = not_for_pages(request)
+        if refusal is not None:
+            status, message = refusal
+            return api_error(
+                status,
+                ERROR_TYPES.get(status, "invalid_request_error"),
+                message,
+                request_id,
+                headers={"connection": "close"},
+            )
         try:
             options = read_options(request)
-            body = await request.json()
+            body = json.loads(await read_body(request, MAX_BODY_BYTES))
+        except BodyTooLarge:
+            message = f"the request body is over {MAX_BODY_BYTES} bytes"
+            return api_error(
+                413, "request_too_large", message, request_id, headers={"connection": "close"}
+            )
         except ValueError as error:  # json.JSONDecodeError is a ValueError too
             return api_error(400, "invalid_request_error", str(error), request_id)
         except RecursionError:  # JSON nested deeper than Python's stack can read
@@ -425,8 +465,9 @@ def serve(
     app = build_app(source, pace=pace)
     url = f"http://{HOST}:{listener.getsockname()[1]}"
     print(f"Replaying {fixture} on {url} ({pace} s between events). Try:")
-    print(f"  curl -N {url}/v1/messages -d '{json.dumps({'stream': True})}'")
-    print(f"  curl -N '{url}/v1/messages?error_after=5' -d '{json.dumps({'stream': True})}'")
+    json_body = f"-H 'content-type: application/json' -d '{json.dumps({'stream': True})}'"
+    print(f"  curl -N {url}/v1/messages {json_body}")
+    print(f"  curl -N '{url}/v1/messages?error_after=5' {json_body}")
     print(f"  ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY=test python your_script.py")
     logging.getLogger("uvicorn.error").addFilter(HUSH)
     config = server_config(app, log_level="info", lifespan="off", timeout_graceful_shutdown=GRACE)

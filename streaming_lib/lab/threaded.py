@@ -10,8 +10,17 @@ Both servers hold against clients that are slow or gone (`server_config`,
 the same for the foreground commands):
 
 - at most MAX_CONNECTIONS connections at once (uvicorn's `limit_concurrency`:
-  past it, a request gets a 503);
-- request headers of at most MAX_HEADER_BYTES (h11's limit: past it, a 400);
+  past it, a request gets a 503); a connection that arrives when the cap is
+  reached first closes the connections still waiting for their request's
+  headers, longest waiting first, so idle sockets cannot hold the cap
+  (`RequestDeadlineProtocol`);
+- request headers of at most MAX_HEADER_BYTES: h11's limit (a 400) holds
+  while they arrive in pieces, and `FramingGuard` holds it for headers that
+  came in one read (a 431, and the connection closed);
+- a request carrying both `Content-Length` and `Transfer-Encoding` is refused
+  with a 400 and the connection closed (RFC 9112, section 6.1: such a message
+  may be an attempt at request smuggling), by `FramingGuard`;
+- a request body of at most the app's limit (`read_body`; over it, a 413);
 - a connection idle between requests is closed after KEEP_ALIVE seconds
   (uvicorn's `timeout_keep_alive`);
 - a request (headers and body) must arrive whole within REQUEST_TIMEOUT
@@ -39,7 +48,8 @@ from typing import Any
 
 import h11
 import uvicorn
-from starlette.types import ASGIApp
+from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .api import HOST
@@ -58,10 +68,32 @@ class RequestDeadlineProtocol(H11Protocol):
 
     request_timeout = REQUEST_TIMEOUT
     _deadline: asyncio.TimerHandle | None = None
+    _waiting_since = 0.0  # loop time at which the connection began to wait for a request
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
         self._arm()
+        self._make_room()
+
+    def _make_room(self) -> None:
+        """At the cap, close the connections that have not sent a whole request's headers
+        (idle, or sending them slowly), longest waiting first, until this one's request fits
+        under uvicorn's `limit_concurrency` (which counts connections, this one included)."""
+        if self.limit_concurrency is None or len(self.connections) < self.limit_concurrency:
+            return
+        waiting = [
+            other
+            for other in self.connections
+            if isinstance(other, RequestDeadlineProtocol)
+            and other is not self
+            and other._deadline is not None
+            and other.conn.their_state is h11.IDLE
+            and not other.transport.is_closing()
+        ]
+        waiting.sort(key=lambda other: other._waiting_since)
+        excess = len(self.connections) - self.limit_concurrency + 1
+        for other in waiting[:excess]:
+            other.transport.close()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
@@ -79,6 +111,7 @@ class RequestDeadlineProtocol(H11Protocol):
 
     def _arm(self) -> None:
         self._disarm()
+        self._waiting_since = self.loop.time()
         self._deadline = self.loop.call_later(self.request_timeout, self._too_slow)
 
     def _disarm(self) -> None:
@@ -90,6 +123,66 @@ class RequestDeadlineProtocol(H11Protocol):
         self._deadline = None
         if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and not self.transport.is_closing():
             self.transport.close()
+
+
+class FramingGuard:
+    """ASGI middleware refusing, before the app sees it, a request whose framing is
+    ambiguous or whose headers are too large, and closing its connection:
+
+    - both `Content-Length` and `Transfer-Encoding`: 400 (RFC 9112, section 6.1);
+    - a request line and headers over `max_header_bytes` (counted as sent: names,
+      values, and the `: ` and CRLF around each): 431 (RFC 6585, section 5).
+
+    h11 accepts the first (Transfer-Encoding wins) and limits only headers still
+    incomplete after a read, so a large block arriving at once would pass.
+    """
+
+    def __init__(self, app: ASGIApp, max_header_bytes: int = MAX_HEADER_BYTES) -> None:
+        self.app, self.max_header_bytes = app, max_header_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = scope["headers"]
+            names = {name.lower() for name, _ in headers}
+            size = len(scope["raw_path"]) + len(scope["query_string"]) + len(scope["method"])
+            size += sum(len(name) + len(value) + 4 for name, value in headers)
+            if b"content-length" in names and b"transfer-encoding" in names:
+                await refuse(send, 400, b"Content-Length and Transfer-Encoding together")
+                return
+            if size > self.max_header_bytes:
+                await refuse(send, 431, b"Request headers too large")
+                return
+        await self.app(scope, receive, send)
+
+
+async def refuse(send: Send, status: int, reason: bytes) -> None:
+    """Answer `status` with `reason` as a plain-text body, and close the connection."""
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"connection", b"close")]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": reason})
+
+
+class BodyTooLarge(Exception):
+    """A request body over the limit `read_body` was given."""
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """`request`'s body (bytes), read as it arrives and given up past `limit` bytes.
+
+    Raises BodyTooLarge as soon as a declared `Content-Length` or the bytes
+    received exceed `limit` (a huge body is never held whole), and Starlette's
+    ClientDisconnect if the client hangs up (or is cut off) first.
+    """
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def server_config(
@@ -109,7 +202,7 @@ def server_config(
         "RequestDeadlineProtocol", (RequestDeadlineProtocol,), {"request_timeout": request_timeout}
     )
     return uvicorn.Config(
-        app,
+        FramingGuard(app),
         http=protocol,
         limit_concurrency=max_connections,
         timeout_keep_alive=KEEP_ALIVE,

@@ -7,6 +7,7 @@ Shared by tests, notebooks, the stepper, the replay server and the trace command
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -39,6 +40,8 @@ def stream_path(name_or_path: str | Path, directory: Path = FIXTURES_DIR) -> Pat
     that path, else the fixture of that name (for example "truncated").
 
     Raises ValueError, listing the fixtures, when it is neither (saying so for a folder).
+    Something at that path that is not a file (a FIFO, a device) is returned as it is:
+    `files.read_stream_file` refuses it, saying what it is.
 
     >>> stream_path("truncated").name
     'truncated.sse'
@@ -50,6 +53,8 @@ def stream_path(name_or_path: str | Path, directory: Path = FIXTURES_DIR) -> Pat
         return directory / f"{name_or_path}.sse"
     if path.is_dir():
         raise ValueError(f"{name_or_path} is a folder, not an .sse file")
+    if os.path.lexists(path):  # a FIFO, a device, a dangling link: the reader says which
+        return path
     raise ValueError(
         f"no such file or fixture: {name_or_path} (the fixtures are: "
         f"{', '.join(fixture_names(directory))})"

@@ -53,6 +53,8 @@ from .i18n import PROGRESS, words
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES_DIR = ROOT / "exercises"
 TIMEOUT = 120  # seconds per cell: every check of a right answer takes a few
+KERNEL_STARTS = 3  # a kernel that lost the race for its ports is started again, twice at most
+LOST_PORT_RACE = "Kernel died before replying to kernel_info"  # jupyter_client's words for it
 MESSAGE_WIDTH = 72  # characters of the first failure shown in the table
 
 # A check cell's first line: "# Check 2: what it checks", or in Chinese "# 检查 2：它检查什么"
@@ -249,19 +251,29 @@ async def execute(paths: list[Path], folder: Path) -> list[tuple[nbformat.Notebo
     ) as bar:
 
         async def run(notebook: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, str]:
-            client = NotebookClient(
-                notebook,
-                timeout=TIMEOUT,
-                kernel_name="python3",
-                allow_errors=True,
-                record_timing=False,
-                resources={"metadata": {"path": str(folder)}},
-                on_cell_executed=lambda **_: bar.update(),
-            )
+            def client() -> NotebookClient:
+                return NotebookClient(
+                    notebook,
+                    timeout=TIMEOUT,
+                    kernel_name="python3",
+                    allow_errors=True,
+                    record_timing=False,
+                    resources={"metadata": {"path": str(folder)}},
+                    on_cell_executed=lambda **_: bar.update(),
+                )
+
             async with limit:
                 try:
                     # The kernel's own start-up warnings would break into the table: not shown.
-                    await client.async_execute(env=env, stderr=subprocess.DEVNULL)
+                    for attempt in range(1, KERNEL_STARTS + 1):
+                        try:
+                            await client().async_execute(env=env, stderr=subprocess.DEVNULL)
+                            break
+                        except RuntimeError as error:
+                            # Another process took one of the free ports jupyter_client chose
+                            # for the kernel: it died before it answered, no cell ran. Again.
+                            if LOST_PORT_RACE not in str(error) or attempt == KERNEL_STARTS:
+                                raise
                 except CellTimeoutError:
                     return notebook, f"CellTimeoutError: ran longer than {TIMEOUT} seconds"
                 except Exception as error:  # DeadKernelError, ...: report it, run the others

@@ -41,6 +41,7 @@ from ..lines import LineDecoder
 from ..partial_json import AppendString, Change, SetValue
 from ..sse import SSEDecoder
 from .block_progress import BlockProgress, Progress
+from .files import read_stream_file
 from .i18n import TRACE, words
 
 # What the SDK's bare `AssertionError` on such a body means: its stream never
@@ -307,8 +308,9 @@ def run(
     `lang`: the language of the column headers ("en" or "zh").
 
     With a `chunk_size`, the first line says how the bytes were cut, e.g.
-    "fixture.sse: 2,351 bytes in 336 chunks of 7 bytes"."""
-    raw = path.read_bytes()
+    "fixture.sse: 2,351 bytes in 336 chunks of 7 bytes". Raises `files.FileRefused` for a
+    path that is not a regular file of at most `files.MAX_STREAM_BYTES` that can be read."""
+    raw = read_stream_file(path)
     if chunk_size is not None:
         out(f"{path.name}: {chunking(len(raw), chunk_size)}")
     try:

@@ -1,6 +1,6 @@
 """Single-fault mutants of the reference `my_client/accumulator.py` (lesson 03)."""
 
-from tests.mutant_cases import Mutant
+from . import Mutant
 
 FILE = "accumulator.py"
 

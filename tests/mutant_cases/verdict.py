@@ -1,6 +1,6 @@
 """Single-fault mutants of the reference `my_client/verdict.py` (lesson 04)."""
 
-from tests.mutant_cases import Mutant
+from . import Mutant
 
 FILE = "verdict.py"
 
