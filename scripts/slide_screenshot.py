@@ -1,4 +1,4 @@
-"""Take the screenshot of a code slide shown in the teacher's section of README.md:
+"""Take the screenshot of a code slide shown in TEACHING.md:
 teaching/screenshots/slide_code.png, lesson 02's `class LineDecoder:`, whose long lines wrap.
 
 The deck is built by scripts/slides.py and opened offline: served on 127.0.0.1,

@@ -80,8 +80,9 @@ TEXT_FIELDS = {block: field for block, field in TEXT_DELTAS.values()}
 # `message_delta` fields never copied: they say which message this is or hold
 # its blocks. Any other field (`stop_reason`, `stop_sequence`, `stop_details`,
 # `container`, ...) is copied when it has a value: null, like absent, says
-# nothing new (a gateway that writes out a struct's nullable fields sends a
-# second `message_delta` with `"stop_reason": null` after the one that set it).
+# nothing new: a later `message_delta` without `stop_reason`, or with null,
+# must not undo the one that set it (the SDK's side of it:
+# https://github.com/anthropics/anthropic-sdk-python/issues/1940).
 NEVER_SET = frozenset({"id", "type", "role", "model", "content", "usage"})
 
 # RFC 8259, section 2: the only whitespace JSON has. Tool input fragments that
@@ -537,9 +538,9 @@ class MessageAccumulator:
                 try:
                     block["input"] = self._parse_tool_input(raw, index)
                 except ToolInputJSONError as error:
-                    # Not raised yet: a gateway may send this stop for a block that
-                    # max_tokens cut, and that stop reason only comes in message_delta.
-                    # The block counts as incomplete: snapshots show its best partial input.
+                    # Not raised yet: the stop reason that explains it (max_tokens cut
+                    # the call) only comes later, in message_delta. The block counts
+                    # as incomplete: snapshots show its best partial input.
                     self.input_errors[index] = error
 
     def _parse_tool_input(self, raw: str, index: int) -> Any:

@@ -14,11 +14,13 @@ count, and which data must be JSON, is decided by the event's name:
   be JSON, and its `type`, when it is one of those names too, must be the
   same one; `ping` and `error` win over their data, as in the SDK;
 - an event with no `event:` line (or named `message`, which the SSE spec makes
-  the same thing) is named by its data's `type`, as gateways that drop the
-  `event:` lines send it; data that is not a JSON object with such a `type`
-  names no event, and is skipped;
-- any other name is an event the API's clients do not know (a gateway's
-  `done`, `keepalive`): it is skipped whatever its data, since the API may add
+  the same thing) is named by its data's `type`, as proxies that drop the
+  `event:` lines send it (https://github.com/earendil-works/pi/issues/1983);
+  data that is not a JSON object with such a `type` (OpenAI's bare
+  `data: [DONE]`) names no event, and is skipped;
+- any other name is an event the API's clients do not know (`done`, as in
+  https://github.com/earendil-works/pi/issues/3708, or `keepalive`): it is
+  skipped whatever its data, since the API may add
   event types and clients are to skip the ones they do not know (the SDK
   instead parses its data as JSON).
 

@@ -14,15 +14,20 @@ const chunkSize = Number(process.argv[3] ?? 7);
 //    Without it, each half would become U+FFFD.
 const decoder = new TextDecoder("utf-8");
 
-// 2. Text to lines. A line ends at LF, CRLF or CR.
+// 2. Text to lines. A line ends at LF, CRLF or CR. A CR ends its line at once, as
+//    notebook 02 does: waiting for the next chunk would hold a whole event back when
+//    the stream ends its lines with CR. If the next chunk then starts with an LF, that
+//    LF is the rest of a CRLF cut in two, and ends no line.
 let pending = ""; // text after the last line ending: a line not finished yet
+let afterCR = false; // the last text ended with a CR
 
-function* completeLines(text, atEnd) {
-  pending += text;
-  // A CR at the very end may be the first half of a CRLF: wait for the next chunk.
-  const cut = !atEnd && pending.endsWith("\r") ? pending.length - 1 : pending.length;
-  const parts = pending.slice(0, cut).split(/\r\n|\r|\n/);
-  pending = parts.pop() + pending.slice(cut); // the last part had no line ending yet
+function* completeLines(text) {
+  if (text === "") return; // nothing new (the decoder holds a cut character): afterCR stays
+  const skip = afterCR && text.startsWith("\n");
+  afterCR = text.endsWith("\r");
+  pending += skip ? text.slice(1) : text;
+  const parts = pending.split(/\r\n|\r|\n/);
+  pending = parts.pop(); // the last part had no line ending yet
   yield* parts;
 }
 
@@ -57,11 +62,11 @@ function handle(event) {
 
 async function main() {
   for await (const chunk of createReadStream(file, { highWaterMark: chunkSize })) {
-    for (const line of completeLines(decoder.decode(chunk, { stream: true }), false)) {
+    for (const line of completeLines(decoder.decode(chunk, { stream: true }))) {
       for (const event of dispatchOn(line)) if (handle(event)) return;
     }
   }
-  for (const line of completeLines(decoder.decode(), true)) {
+  for (const line of completeLines(decoder.decode())) {
     for (const event of dispatchOn(line)) if (handle(event)) return;
   }
   throw new Error("the stream ended before message_stop");
