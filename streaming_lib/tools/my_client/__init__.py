@@ -50,7 +50,7 @@ from typing import Any
 
 from ... import fast
 from ...accumulator import MessageAccumulator, accumulate
-from ...errors import StreamError
+from ...errors import StreamError, ToolInputJSONError
 from ...events import decode_event
 from ...language import _
 from ...sse import parse_sse
@@ -534,15 +534,52 @@ def accumulator_checks(run: Callable[..., Any]) -> list[Check]:
     ]
 
 
+def input_fragments(name: str, index: int) -> list[str]:
+    """The `partial_json` fragments of block `index` in fixture `name`, as they came (str)."""
+    return [
+        event["delta"]["partial_json"]
+        for event in api_events(name)
+        if event["type"] == "content_block_delta"
+        and event["index"] == index
+        and event["delta"]["type"] == "input_json_delta"
+    ]
+
+
 def tool_input_checks(run: Callable[..., Any]) -> list[Check]:
     """Lesson 04's rules, on a tool-input stage `run` (fragments, index -> input)."""
+
+    def library(name: str) -> Any:
+        return accumulate(read_fixture(name))["content"][1]["input"]
+
+    def refused(fragments: list[str]) -> Any:  # the error's name, and the text it keeps
+        try:
+            run(fragments, 1)
+        except ToolInputJSONError as error:
+            return [type(error).__name__, error.raw]
+        return str(_("no error"))
+
+    single_quotes = ['{"to": ', "'new.txt'}"]
     return [
         (
-            "fragments join into one object",
-            lambda: run(['{"path": "ca', 'lc.py"}'], 1),
-            {"path": "calc.py"},
+            str(_("the fixture's five fragments")),
+            lambda: run(input_fragments("fixture", 1), 1),
+            library("fixture"),
         ),
-        ("no fragments: the empty input", lambda: run([], 1), {}),
+        (
+            str(_("cut inside escapes: the same as whole")),
+            lambda: run(input_fragments("tool_escape_split", 1), 1),
+            library("tool_escape_split"),
+        ),
+        (
+            str(_("no fragments, or one empty one: {{}}")),
+            lambda: [run([], 0), run([""], 1)],
+            [{}, {}],
+        ),
+        (
+            str(_("not JSON: ToolInputJSONError, the text kept as raw")),
+            lambda: refused(single_quotes),
+            ["ToolInputJSONError", "".join(single_quotes)],
+        ),
     ]
 
 
