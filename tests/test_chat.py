@@ -6,6 +6,7 @@ import doctest
 import gzip
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -741,6 +742,14 @@ def test_the_banner_masks_the_password_of_the_upstream_url_and_ctrl_c_ends_it_qu
     )
     try:
         banner = process.stdout.readline()
+        page = re.search(r"http://127\.0\.0\.1:\d+/", banner)
+        assert page is not None, banner
+        for _ in range(100):  # Ctrl-C once the page answers, as a person would press it
+            try:
+                httpx.get(page[0] + "about", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=20)
     finally:
