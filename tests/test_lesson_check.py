@@ -53,6 +53,10 @@ def test_a_missing_key_and_a_short_list_are_said_so(capsys):
     assert line_of(lambda: lines[:3], lines, capsys=capsys).endswith(
         "; first difference: 3 items, expected 5\n"
     )
+    message = {"id": "m" * 200, "content": []}  # a list inside a dict: its key is named
+    assert line_of(lambda: {**message, "content": [1, 2]}, message, capsys=capsys).endswith(
+        "; first difference: ['content'] has 2 items, expected 0\n"
+    )
 
 
 def test_a_short_result_keeps_its_one_plain_line(capsys):

@@ -297,3 +297,29 @@ def test_a_feed_that_reads_retry_with_int_fails_lesson_01s_checks_and_my_client(
     rows = {row.fixture: row for row in chain.rows(where)}
     assert rows["retry_values"].difference.startswith("events: raised ValueError")
     assert chain.run(where, summary_only=True) == 1
+
+
+LESSONS = sorted(
+    [*(ROOT / "notebooks").glob("0[0-9]_*.ipynb"), *(ROOT / "notebooks").glob("zh/0*.ipynb")]
+)
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda path: path.relative_to(ROOT).as_posix())
+def test_each_lessons_my_client_cell_is_the_stub_its_file_starts_from(path):
+    """A cell `%%my_client NAME` holds what `my_client/NAME` starts as, code for code (the
+    Chinese edition translates docstrings and comments only): a learner who writes in the
+    cell gets the same file as one who writes in the stub."""
+    from committed import read
+
+    def code(text):
+        text = re.sub(r'""".*?"""', "", text, flags=re.S)  # docstrings: translated
+        text = re.sub(r"#.*", "", text)  # comments: translated
+        text = re.sub(r'"[^"\n]*"', '""', text)  # error messages: translated
+        return [line.rstrip() for line in text.splitlines() if line.strip()]
+
+    cells = [cell.source for cell in read(path).cells if cell.source.startswith("%%my_client ")]
+    assert cells or path.stem.startswith(("00", "05")), "a lesson with no task of my_client/"
+    for cell in cells:
+        first, body = cell.split("\n", 1)
+        stub = (STUBS / first.split()[1]).read_text(encoding="utf-8")
+        assert code(body) == code(stub), f"{path.name}: {first}"

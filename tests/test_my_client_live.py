@@ -64,6 +64,23 @@ def test_a_client_that_retries_after_the_body_began_falls_below_m_and_is_named(t
     assert caught is not None and "a body cut midway: 2 tries (0.5 s): message" in caught
 
 
+def test_a_wrong_answer_is_named_next_with_its_file_and_what_it_did():
+    rows = [
+        live.Row("a clean stream", "1 try: message", "1 try: message", True),
+        live.Row("429 with retry-after: 2", "2 tries (2 s): message", "2 tries (0.5 s): message",
+                 False),
+        live.Row("relay: stopped, it closes the upstream", "—", "it does not", False),
+    ]
+    assert live.summary(rows).endswith(
+        "\nNext: fix my_client/retry.py or client.py (lesson 06): 429 with retry-after: 2, "
+        "2 tries (0.5 s): message (the SDK: 2 tries (2 s): message)."
+    )
+    assert live.summary(rows[2:]).endswith(
+        "\nNext: fix my_client/relay.py (lesson 07): relay: stopped, it closes the upstream."
+    )
+    assert "Next:" not in live.summary(rows[:1])
+
+
 def test_the_summary_is_one_line_and_exits_1_below_m(tmp_path, capsys):
     status, out = run_live(capsys, "--dir", str(tmp_path / "my_client"), "--summary")
     assert status == 1 and out.startswith(f"0 of {M} scenarios") and "scenario " not in out

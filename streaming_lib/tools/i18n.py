@@ -233,6 +233,7 @@ LESSON_CHECK = Table(
     word("got", "{what}: got {got}, expected {expected}"),
     word("first", "; first difference: {where} is {got}, expected {expected}"),
     word("length", "; first difference: {count} items, expected {expected}"),
+    word("length at", "; first difference: {where} has {count} items, expected {expected}"),
     word("missing", "missing"),
     word("unanswered", " (not answered yet?)"),
     word("all", "All {count} checks pass."),

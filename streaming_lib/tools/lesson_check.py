@@ -72,7 +72,8 @@ def _first_difference(got: Any, expected: Any, words: Mapping[str, str], where: 
         for index, (mine, theirs) in enumerate(zip(got, expected, strict=False)):
             if mine != theirs:
                 return _first_difference(mine, theirs, words, f"{where}[{index}]")
-        return words["length"].format(count=len(got), expected=len(expected))
+        said = words["length at"] if where else words["length"]  # where: a list inside
+        return said.format(where=where, count=len(got), expected=len(expected))
     if isinstance(got, str) and isinstance(expected, str) and max(len(got), len(expected)) > 40:
         pairs = enumerate(zip(got, expected, strict=False))
         at = next((i for i, (a, b) in pairs if a != b), min(len(got), len(expected)))

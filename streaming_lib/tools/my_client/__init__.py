@@ -530,6 +530,11 @@ def accumulator_checks(run: Callable[..., Any]) -> list[Check]:
             part("max_tokens_tool"),
             library("max_tokens_tool"),
         ),
+        (
+            str(_("a tool stopped with its JSON cut by max_tokens: no error, its best input")),
+            part("max_tokens_tool_stopped"),
+            library("max_tokens_tool_stopped"),
+        ),
         (str(_("the whole fixture: the library's message")), part("fixture"), library("fixture")),
     ]
 

@@ -248,7 +248,24 @@ def summary(results: list[Row]) -> str:
     to_do = [row.next for row in results if row.next and not row.same]
     if to_do:
         line += "\n" + str(_("Next: {what}.", what=to_do[0]))
+    elif differs := [row for row in results if not row.same]:  # answers, but not yet right
+        line += "\n" + str(_("Next: {what}.", what=_fix(differs[0])))
     return line
+
+
+def _fix(row: Row) -> str:
+    """What to fix first, for a row that does not behave: its file, its lesson, and how."""
+    if row.sdk == "—":  # a relay check: no SDK has a part there
+        return str(_("fix my_client/relay.py (lesson 07): {check}", check=row.name))
+    wanted = row.note or _("the SDK: {outcome}", outcome=row.sdk)
+    return str(
+        _(
+            "fix my_client/retry.py or client.py (lesson 06): {scenario}, {yours} ({wanted})",
+            scenario=row.name,
+            yours=row.mine,
+            wanted=wanted,
+        )
+    )
 
 
 def table(results: list[Row], width: int = 38) -> str:
