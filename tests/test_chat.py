@@ -27,6 +27,7 @@ import streaming_lib.chat
 import streaming_lib.chat.app as chat_app
 import streaming_lib.chat.runner
 import streaming_lib.chat.upstream
+import streaming_lib.lab.api
 import streaming_lib.lab.settings
 from streaming_lib.__main__ import main
 from streaming_lib.aio import aaccumulate
@@ -704,6 +705,7 @@ def test_the_module_examples_run():
         streaming_lib.chat.runner,
         streaming_lib.chat.upstream,
         streaming_lib.lab.settings,
+        streaming_lib.lab.api,
     ):
         results = doctest.testmod(module)
         assert results.attempted > 0 and results.failed == 0, module.__name__
@@ -769,7 +771,7 @@ def test_a_key_quoted_by_the_upstreams_error_never_reaches_the_page(status):
         reply = client.post("/chat", json=PROMPT, headers=OWN)
     assert reply.status_code in (401, 502)
     assert FAKE_KEY not in reply.text
-    assert streaming_lib.chat.upstream.REDACTED in reply.json()["error"]["message"]
+    assert streaming_lib.lab.settings.REDACTED in reply.json()["error"]["message"]
 
 
 def test_a_key_quoted_inside_a_stream_is_redacted_even_split_across_chunks():
@@ -789,7 +791,7 @@ def test_a_key_quoted_inside_a_stream_is_redacted_even_split_across_chunks():
     )
     with TestClient(app, base_url="http://127.0.0.1:8000") as client:
         reply = client.post("/chat", json=PROMPT, headers=OWN)
-    redacted = raw.replace(FAKE_KEY.encode(), streaming_lib.chat.upstream.REDACTED.encode())
+    redacted = raw.replace(FAKE_KEY.encode(), streaming_lib.lab.settings.REDACTED.encode())
     assert reply.status_code == 200 and reply.content == redacted
 
 
@@ -814,7 +816,7 @@ def gzip_of_zeros(megabytes):
 
 
 def test_a_gzip_bomb_in_an_error_body_is_read_only_to_the_limit_as_sent_and_decompressed():
-    limit = streaming_lib.chat.upstream.MAX_ERROR_BYTES
+    limit = streaming_lib.lab.api.MAX_ERROR_BYTES
     bomb = gzip_of_zeros(200)  # 200 MB in about 200 KB
     assert len(bomb) > limit
     streams = []
@@ -834,7 +836,7 @@ def test_a_gzip_bomb_in_an_error_body_is_read_only_to_the_limit_as_sent_and_deco
     assert reply.status_code == 502 and "not an API error" in reply.json()["error"]["message"]
     assert streams[0].pulled <= limit + 1024  # read as sent: stopped at the limit
     # ...and what those bytes unpack to is cut at the limit too.
-    assert len(streaming_lib.chat.upstream.decoded(bomb[:limit], "gzip")) == limit
+    assert len(streaming_lib.lab.api.decoded(bomb[:limit], "gzip")) == limit
 
 
 def test_a_gzipped_api_error_is_still_read():
@@ -856,7 +858,7 @@ async def once(body):
 
 
 def test_an_error_body_is_read_only_to_the_limit_as_sent():
-    limit = streaming_lib.chat.upstream.MAX_ERROR_BYTES
+    limit = streaming_lib.lab.api.MAX_ERROR_BYTES
     streams = []
 
     async def endless():

@@ -81,13 +81,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Send
 
-from ..lab.settings import checked_key, checked_upstream
+from ..lab.settings import StreamRedactor, checked_key, checked_upstream
 from ..lab.threaded import BodyTooLarge, read_body
 from ..language import _
 from ..partial_json_strings import SURROGATE
 from .upstream import (
     SSE,
-    StreamRedactor,
     media_type,
     problem,
     read_capped,
