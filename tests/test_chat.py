@@ -874,3 +874,21 @@ def test_an_error_body_is_read_only_to_the_limit_as_sent():
         reply = client.post("/chat", json=PROMPT, headers=OWN)
     assert reply.status_code == 502
     assert limit <= streams[0].pulled <= limit + 4096
+
+
+@pytest.mark.parametrize("coding", ["gzip", "br", "GZIP "])
+def test_a_compressed_stream_is_refused_and_the_key_in_it_never_reaches_the_page(coding):
+    quoted = f'event: ping\ndata: {{"type":"ping","key":"{FAKE_KEY}"}}\n\n'.encode()
+
+    def answer(request):
+        headers = {"content-type": SSE, "content-encoding": coding}
+        return httpx.Response(200, headers=headers, content=gzip.compress(quoted))
+
+    app = build_app(
+        "http://upstream.invalid", api_key=FAKE_KEY, transport=httpx.MockTransport(answer)
+    )
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        reply = client.post("/chat", json=PROMPT, headers=OWN)
+    assert reply.status_code == 502 and reply.headers["content-type"] == "application/json"
+    assert "compressed its stream" in reply.json()["error"]["message"]
+    assert FAKE_KEY not in reply.text

@@ -38,6 +38,9 @@ own (JSON, `{"type": "error", ...}`, never the upstream's body or content type):
   to MAX_ERROR_BYTES) is one;
 - a 200 whose content type is not `text/event-stream` (a JSON error, an HTML
   page): 502, saying so, with the API error's message if the body is one;
+- a stream compressed though the relay asked for none (`accept-encoding:
+  identity`): 502, as its bytes could be neither passed on as they come nor
+  searched for the key;
 - no answer at all: 502 (unreachable) or 504 (silent past the read timeout).
 
 The page hanging up (Stop, a closed tab) closes the upstream request at once,
@@ -342,6 +345,21 @@ def build_app(
                     await response.aclose()
             return upstream_problem(
                 response.status_code, response.headers.get("content-type"), body or b"", api_key
+            )
+        coding = response.headers.get("content-encoding", "identity").strip().lower()
+        if coding != "identity":
+            # Asked for none, it compressed anyway: its bytes cannot be handed on as they
+            # come (the page would get them compressed), nor searched for the key.
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
+            return problem(
+                502,
+                _(
+                    "the Messages API compressed its stream ({coding}) though the relay asked "
+                    "for none",
+                    coding=coding,
+                ),
+                "api_error",
             )
 
         cut = [False]
