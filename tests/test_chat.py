@@ -4,6 +4,7 @@ same-origin only, its own request shape only, the key kept, Stop reaching upstre
 import asyncio
 import doctest
 import gzip
+import io
 import json
 import os
 import signal
@@ -892,3 +893,24 @@ def test_a_compressed_stream_is_refused_and_the_key_in_it_never_reaches_the_page
     assert reply.status_code == 502 and reply.headers["content-type"] == "application/json"
     assert "compressed its stream" in reply.json()["error"]["message"]
     assert FAKE_KEY not in reply.text
+
+
+class CtrlCAtFlush(io.StringIO):
+    """A stdout on which the first flush is where Ctrl-C lands (a pipe reads the banner then)."""
+
+    flushes = 0
+
+    def flush(self):
+        self.flushes += 1
+        if self.flushes == 1:
+            raise KeyboardInterrupt
+
+
+def test_ctrl_c_as_the_banner_is_flushed_ends_chat_quietly_with_status_0(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    stdout = CtrlCAtFlush()
+    monkeypatch.setattr(sys, "stdout", stdout)
+    before = threading.active_count()
+    assert streaming_lib.chat.runner.serve("fixture", port=0) == 0
+    assert "Chat page: http://127.0.0.1:" in stdout.getvalue()
+    assert threading.active_count() == before  # both servers stopped, their threads joined
