@@ -269,12 +269,14 @@ def build_app(
 
     reports: dict[int, asyncio.Future[dict[str, Any]]] = {}  # reading number -> its report
 
-    def new_reading() -> tuple[int, Any]:
+    def new_reading() -> tuple[int, asyncio.Future[dict[str, Any]], Any]:
         number = max(reports, default=0) + 1
-        reports[number] = asyncio.get_running_loop().create_future()
+        # The reading's own future: the table may drop it (more than KEPT_REPORTS readings
+        # begun since) while its stream still runs, and its end must not depend on the table.
+        future = reports[number] = asyncio.get_running_loop().create_future()
         for old in sorted(reports)[:-KEPT_REPORTS]:  # only the last few are kept
             del reports[old]
-        return number, reader() if reader is not None else None
+        return number, future, reader() if reader is not None else None
 
     async def yours(request: Request) -> Response:
         number = request.path_params["number"]
@@ -363,7 +365,7 @@ def build_app(
             )
 
         cut = [False]
-        number, reading = new_reading() if reader is not None else (0, None)
+        number, report_of, reading = new_reading() if reader is not None else (0, None, None)
         pieces = core(response) if core is not None else response.aiter_raw()
 
         async def relay() -> AsyncIterator[bytes]:
@@ -405,7 +407,8 @@ def build_app(
                         report = await anyio.to_thread.run_sync(
                             reading.finish, not ended, TOOL_SCHEMAS
                         )
-                        reports[number].set_result(report)
+                        if report_of is not None:
+                            report_of.set_result(report)
 
         relay_headers = {
             "content-type": "text/event-stream; charset=utf-8",
