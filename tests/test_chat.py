@@ -4,7 +4,6 @@ same-origin only, its own request shape only, the key kept, Stop reaching upstre
 import asyncio
 import doctest
 import gzip
-import io
 import json
 import os
 import signal
@@ -13,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 import zlib
 
 import httpx
@@ -895,8 +895,8 @@ def test_a_compressed_stream_is_refused_and_the_key_in_it_never_reaches_the_page
     assert FAKE_KEY not in reply.text
 
 
-class CtrlCAtFlush(io.StringIO):
-    """A stdout on which the first flush is where Ctrl-C lands (a pipe reads the banner then)."""
+class CtrlCAtFlush:
+    """A stdout whose first flush is where Ctrl-C lands (a pipe reads the banner then)."""
 
     flushes = 0
 
@@ -906,11 +906,14 @@ class CtrlCAtFlush(io.StringIO):
             raise KeyboardInterrupt
 
 
-def test_ctrl_c_as_the_banner_is_flushed_ends_chat_quietly_with_status_0(monkeypatch):
+def test_ctrl_c_as_the_banner_is_flushed_ends_chat_quietly_with_status_0(monkeypatch, capsys):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    # Only the runner's flush is the moment; uvicorn and pytest keep the real stdout.
     stdout = CtrlCAtFlush()
-    monkeypatch.setattr(sys, "stdout", stdout)
+    monkeypatch.setattr(
+        streaming_lib.chat.runner, "sys", types.SimpleNamespace(stdout=stdout, stderr=sys.stderr)
+    )
     before = threading.active_count()
     assert streaming_lib.chat.runner.serve("fixture", port=0) == 0
-    assert "Chat page: http://127.0.0.1:" in stdout.getvalue()
+    assert stdout.flushes == 1 and "Chat page: http://127.0.0.1:" in capsys.readouterr().out
     assert threading.active_count() == before  # both servers stopped, their threads joined
