@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 import zlib
 
 import httpx
@@ -28,6 +29,7 @@ import streaming_lib.chat
 import streaming_lib.chat.app as chat_app
 import streaming_lib.chat.runner
 import streaming_lib.chat.upstream
+import streaming_lib.lab.api
 import streaming_lib.lab.settings
 from streaming_lib.__main__ import main
 from streaming_lib.aio import aaccumulate
@@ -705,6 +707,7 @@ def test_the_module_examples_run():
         streaming_lib.chat.runner,
         streaming_lib.chat.upstream,
         streaming_lib.lab.settings,
+        streaming_lib.lab.api,
     ):
         results = doctest.testmod(module)
         assert results.attempted > 0 and results.failed == 0, module.__name__
@@ -778,7 +781,7 @@ def test_a_key_quoted_by_the_upstreams_error_never_reaches_the_page(status):
         reply = client.post("/chat", json=PROMPT, headers=OWN)
     assert reply.status_code in (401, 502)
     assert FAKE_KEY not in reply.text
-    assert streaming_lib.chat.upstream.REDACTED in reply.json()["error"]["message"]
+    assert streaming_lib.lab.settings.REDACTED in reply.json()["error"]["message"]
 
 
 def test_a_key_quoted_inside_a_stream_is_redacted_even_split_across_chunks():
@@ -798,7 +801,7 @@ def test_a_key_quoted_inside_a_stream_is_redacted_even_split_across_chunks():
     )
     with TestClient(app, base_url="http://127.0.0.1:8000") as client:
         reply = client.post("/chat", json=PROMPT, headers=OWN)
-    redacted = raw.replace(FAKE_KEY.encode(), streaming_lib.chat.upstream.REDACTED.encode())
+    redacted = raw.replace(FAKE_KEY.encode(), streaming_lib.lab.settings.REDACTED.encode())
     assert reply.status_code == 200 and reply.content == redacted
 
 
@@ -823,7 +826,7 @@ def gzip_of_zeros(megabytes):
 
 
 def test_a_gzip_bomb_in_an_error_body_is_read_only_to_the_limit_as_sent_and_decompressed():
-    limit = streaming_lib.chat.upstream.MAX_ERROR_BYTES
+    limit = streaming_lib.lab.api.MAX_ERROR_BYTES
     bomb = gzip_of_zeros(200)  # 200 MB in about 200 KB
     assert len(bomb) > limit
     streams = []
@@ -843,7 +846,7 @@ def test_a_gzip_bomb_in_an_error_body_is_read_only_to_the_limit_as_sent_and_deco
     assert reply.status_code == 502 and "not an API error" in reply.json()["error"]["message"]
     assert streams[0].pulled <= limit + 1024  # read as sent: stopped at the limit
     # ...and what those bytes unpack to is cut at the limit too.
-    assert len(streaming_lib.chat.upstream.decoded(bomb[:limit], "gzip")) == limit
+    assert len(streaming_lib.lab.api.decoded(bomb[:limit], "gzip")) == limit
 
 
 def test_a_gzipped_api_error_is_still_read():
@@ -865,7 +868,7 @@ async def once(body):
 
 
 def test_an_error_body_is_read_only_to_the_limit_as_sent():
-    limit = streaming_lib.chat.upstream.MAX_ERROR_BYTES
+    limit = streaming_lib.lab.api.MAX_ERROR_BYTES
     streams = []
 
     async def endless():
@@ -881,3 +884,45 @@ def test_an_error_body_is_read_only_to_the_limit_as_sent():
         reply = client.post("/chat", json=PROMPT, headers=OWN)
     assert reply.status_code == 502
     assert limit <= streams[0].pulled <= limit + 4096
+
+
+@pytest.mark.parametrize("coding", ["gzip", "br", "GZIP "])
+def test_a_compressed_stream_is_refused_and_the_key_in_it_never_reaches_the_page(coding):
+    quoted = f'event: ping\ndata: {{"type":"ping","key":"{FAKE_KEY}"}}\n\n'.encode()
+
+    def answer(request):
+        headers = {"content-type": SSE, "content-encoding": coding}
+        return httpx.Response(200, headers=headers, content=gzip.compress(quoted))
+
+    app = build_app(
+        "http://upstream.invalid", api_key=FAKE_KEY, transport=httpx.MockTransport(answer)
+    )
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        reply = client.post("/chat", json=PROMPT, headers=OWN)
+    assert reply.status_code == 502 and reply.headers["content-type"] == "application/json"
+    assert "compressed its stream" in reply.json()["error"]["message"]
+    assert FAKE_KEY not in reply.text
+
+
+class CtrlCAtFlush:
+    """A stdout whose first flush is where Ctrl-C lands (a pipe reads the banner then)."""
+
+    flushes = 0
+
+    def flush(self):
+        self.flushes += 1
+        if self.flushes == 1:
+            raise KeyboardInterrupt
+
+
+def test_ctrl_c_as_the_banner_is_flushed_ends_chat_quietly_with_status_0(monkeypatch, capsys):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    # Only the runner's flush is the moment; uvicorn and pytest keep the real stdout.
+    stdout = CtrlCAtFlush()
+    monkeypatch.setattr(
+        streaming_lib.chat.runner, "sys", types.SimpleNamespace(stdout=stdout, stderr=sys.stderr)
+    )
+    before = threading.active_count()
+    assert streaming_lib.chat.runner.serve("fixture", port=0) == 0
+    assert stdout.flushes == 1 and "Chat page: http://127.0.0.1:" in capsys.readouterr().out
+    assert threading.active_count() == before  # both servers stopped, their threads joined

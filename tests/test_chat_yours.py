@@ -6,11 +6,14 @@ replay server on 127.0.0.1.
 """
 
 import shutil
+import time
 
 import httpx
 import pytest
+from test_server import error_log  # noqa: F401, F811 (a fixture)
 
 from streaming_lib.chat import ChatServer
+from streaming_lib.chat.app import KEPT_REPORTS
 from streaming_lib.tools import my_client
 from streaming_lib.tools.fixtures import chunked, read_fixture
 from streaming_lib.tools.my_client import REFERENCE, load, stage
@@ -120,3 +123,39 @@ def test_without_a_reader_the_answer_names_no_reading_and_there_is_none_to_fetch
         reply = httpx.post(f"{chat.url}/chat", json={"prompt": "hi"}, headers=page, timeout=10)
         assert reply.status_code == 200 and "x-your-client" not in reply.headers
         assert httpx.get(f"{chat.url}/yours/1", timeout=10).status_code == 404
+
+
+class Counting:
+    """A reader that reads nothing and counts the readings finished."""
+
+    finished: list[bool] = []
+
+    def feed(self, piece):
+        pass
+
+    def finish(self, cut, schemas):
+        Counting.finished.append(cut)
+        return {"cut": cut}
+
+
+def test_a_reading_dropped_from_the_table_while_it_streams_still_ends_cleanly(error_log):  # noqa: F811
+    # The first stream stays open (hold_open) while KEPT_REPORTS newer readings push it
+    # out of the relay's table of reports; then the page stops it.
+    Counting.finished = []
+    with ChatServer("fixture", pace=0, environ={}, reader=Counting) as chat:
+        page = {"origin": chat.url}
+        with httpx.stream(
+            "POST", f"{chat.url}/chat?hold_open=60", json={"prompt": "hi"}, headers=page
+        ) as first:
+            assert first.headers["x-your-client"] == "1"
+            for number in range(2, KEPT_REPORTS + 2):
+                reply = httpx.post(f"{chat.url}/chat", json={"prompt": "hi"}, headers=page)
+                assert reply.headers["x-your-client"] == str(number)
+            assert httpx.get(f"{chat.url}/yours/1").status_code == 404  # dropped
+        for _ in range(500):  # the page's Stop: the relay ends the reading (5 s at most)
+            if len(Counting.finished) == KEPT_REPORTS + 1:
+                break
+            time.sleep(0.01)
+        assert Counting.finished.count(True) == 1  # the first one, stopped
+        assert httpx.get(f"{chat.url}/yours/{KEPT_REPORTS + 1}").json() == {"cut": False}
+    assert error_log == []

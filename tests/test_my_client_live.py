@@ -166,3 +166,29 @@ def test_max_retries_0_gives_up_at_once():
     with pytest.raises(APIStatusError):
         stream("?status=529", max_retries=0)
     assert stream.requests == 1 and stream.waits == []
+
+
+def test_base_url_never_prints_the_key_a_server_quotes(capsys, monkeypatch):
+    key = "sk-ant-quoted-back"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+
+    def answer(request):  # an error quoting the key it was sent
+        message = f"invalid x-api-key: {request.headers['x-api-key']}"
+        return httpx.Response(
+            401, json={"type": "error", "error": {"type": "x", "message": message}}
+        )
+
+    real_client = httpx.Client
+    monkeypatch.setattr(
+        httpx, "Client", lambda **given: real_client(**given, transport=httpx.MockTransport(answer))
+    )
+    assert main(["my-client", "--reference", "--base-url", "http://api.test"]) == 1
+    out = capsys.readouterr().out
+    assert "invalid x-api-key: [key redacted]" in out and key not in out
+
+
+@pytest.mark.parametrize("url", ["ftp://api.test", "http://api.test/\r", "http://[bad"])
+def test_base_url_that_is_no_http_url_is_refused_before_sending(capsys, monkeypatch, url):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    assert main(["my-client", "--reference", "--base-url", url]) == 2
+    assert "--base-url: the upstream must be an http(s) URL" in capsys.readouterr().out

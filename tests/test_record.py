@@ -1,9 +1,11 @@
 """The record and serve commands (record.py, __main__.py), offline: no key, no network."""
 
 import doctest
+import gzip
 import io
 
 import httpx
+import pytest
 
 import streaming_lib.lab.record
 import streaming_lib.lab.server
@@ -88,3 +90,66 @@ def test_the_help_shows_the_real_defaults():
 def test_the_module_example_runs():
     results = doctest.testmod(streaming_lib.lab.record)
     assert results.attempted > 0 and results.failed == 0
+
+
+def endless(piece):
+    """A body that never ends, counting the pieces taken from it."""
+    taken = []
+
+    def pieces():
+        while True:
+            taken.append(1)
+            yield piece
+
+    return pieces(), taken
+
+
+def test_an_endless_error_body_is_read_only_to_its_cap(capsys):
+    body, taken = endless(b"x" * 1000)
+    mock = httpx.MockTransport(lambda request: httpx.Response(500, content=body))
+    assert record(io.BytesIO(), api_key=SECRET, client=httpx.Client(transport=mock)) == 500
+    assert len(taken) <= streaming_lib.lab.record.MAX_ERROR_BYTES // 1000 + 1
+    assert capsys.readouterr().err.startswith("HTTP 500: xxx")
+
+
+def test_a_compressed_error_body_is_read_only_to_its_cap_once_decompressed():
+    bomb = gzip.compress(b'{"message": "' + b" " * 50_000_000, 9)
+    reply = httpx.Response(500, content=bomb, headers={"content-encoding": "gzip"})
+    client = httpx.Client(transport=httpx.MockTransport(lambda request: reply))
+    with client.stream("POST", "http://test/v1/messages") as response:
+        body = streaming_lib.lab.record.error_body(response)
+    assert (
+        body.startswith(b'{"message": ') and len(body) == streaming_lib.lab.record.MAX_ERROR_BYTES
+    )
+
+
+def test_a_stream_over_the_limit_is_refused_and_run_leaves_no_file(tmp_path, capsys, monkeypatch):
+    body, taken = endless(b"event: ping\ndata: {}\n\n")
+    mock = httpx.MockTransport(
+        lambda request: httpx.Response(
+            200, content=body, headers={"content-type": "text/event-stream"}
+        )
+    )
+    with pytest.raises(ValueError, match="over 1000 bytes"):
+        record(io.BytesIO(), api_key=SECRET, client=httpx.Client(transport=mock), limit=1000)
+    assert len(taken) <= 1000 // 22 + 2
+
+    out = tmp_path / "stream.sse"
+    real = streaming_lib.lab.record.record
+    monkeypatch.setattr(
+        streaming_lib.lab.record,
+        "record",
+        lambda file, **given: real(file, **given, client=httpx.Client(transport=mock), limit=1000),
+    )
+    environ = {"ANTHROPIC_API_KEY": SECRET}
+    assert run(out, environ=environ) == 1
+    assert "too large for a fixture" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_key_the_server_quotes_in_its_stream_is_never_written():
+    chunks = [b'event: ping\ndata: {"k": "' + SECRET[:9].encode(), SECRET[9:].encode() + b'"}\n\n']
+    mock = httpx.MockTransport(lambda request: httpx.Response(200, content=iter(chunks)))
+    out = io.BytesIO()
+    assert record(out, api_key=SECRET, client=httpx.Client(transport=mock)) == 200
+    assert out.getvalue() == b'event: ping\ndata: {"k": "[key redacted]"}\n\n'

@@ -38,6 +38,9 @@ own (JSON, `{"type": "error", ...}`, never the upstream's body or content type):
   to MAX_ERROR_BYTES) is one;
 - a 200 whose content type is not `text/event-stream` (a JSON error, an HTML
   page): 502, saying so, with the API error's message if the body is one;
+- a stream compressed though the relay asked for none (`accept-encoding:
+  identity`): 502, as its bytes could be neither passed on as they come nor
+  searched for the key;
 - no answer at all: 502 (unreachable) or 504 (silent past the read timeout).
 
 The page hanging up (Stop, a closed tab) closes the upstream request at once,
@@ -81,13 +84,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Send
 
-from ..lab.settings import checked_key, checked_upstream
+from ..lab.settings import StreamRedactor, checked_key, checked_upstream
 from ..lab.threaded import BodyTooLarge, read_body
 from ..language import _
 from ..partial_json_strings import SURROGATE
 from .upstream import (
     SSE,
-    StreamRedactor,
     media_type,
     problem,
     read_capped,
@@ -267,12 +269,14 @@ def build_app(
 
     reports: dict[int, asyncio.Future[dict[str, Any]]] = {}  # reading number -> its report
 
-    def new_reading() -> tuple[int, Any]:
+    def new_reading() -> tuple[int, asyncio.Future[dict[str, Any]], Any]:
         number = max(reports, default=0) + 1
-        reports[number] = asyncio.get_running_loop().create_future()
+        # The reading's own future: the table may drop it (more than KEPT_REPORTS readings
+        # begun since) while its stream still runs, and its end must not depend on the table.
+        future = reports[number] = asyncio.get_running_loop().create_future()
         for old in sorted(reports)[:-KEPT_REPORTS]:  # only the last few are kept
             del reports[old]
-        return number, reader() if reader is not None else None
+        return number, future, reader() if reader is not None else None
 
     async def yours(request: Request) -> Response:
         number = request.path_params["number"]
@@ -344,9 +348,24 @@ def build_app(
             return upstream_problem(
                 response.status_code, response.headers.get("content-type"), body or b"", api_key
             )
+        coding = response.headers.get("content-encoding", "identity").strip().lower()
+        if coding != "identity":
+            # Asked for none, it compressed anyway: its bytes cannot be handed on as they
+            # come (the page would get them compressed), nor searched for the key.
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
+            return problem(
+                502,
+                _(
+                    "the Messages API compressed its stream ({coding}) though the relay asked "
+                    "for none",
+                    coding=coding,
+                ),
+                "api_error",
+            )
 
         cut = [False]
-        number, reading = new_reading() if reader is not None else (0, None)
+        number, report_of, reading = new_reading() if reader is not None else (0, None, None)
         pieces = core(response) if core is not None else response.aiter_raw()
 
         async def relay() -> AsyncIterator[bytes]:
@@ -388,7 +407,8 @@ def build_app(
                         report = await anyio.to_thread.run_sync(
                             reading.finish, not ended, TOOL_SCHEMAS
                         )
-                        reports[number].set_result(report)
+                        if report_of is not None:
+                            report_of.set_result(report)
 
         relay_headers = {
             "content-type": "text/event-stream; charset=utf-8",

@@ -160,6 +160,8 @@ def serve(
     except OSError as error:  # the port is taken, the address is not this machine's IPv4 one
         print(f"Cannot start the chat page: {error}", file=sys.stderr)
         return 2
+    # A Ctrl-C anywhere from here on (the banner may be the moment: a pipe gets it at the
+    # flush) ends the command the same way, quietly, with status 0.
     try:
         where = (
             f"the real API ({shown(chat.upstream)})"
@@ -173,11 +175,10 @@ def serve(
                 f"{chat.url}/?drop_at=1500  (a cut stream)"
             )
         sys.stdout.flush()
-        try:
-            while chat.server is not None and chat.server.running():
-                time.sleep(0.2)
-        except KeyboardInterrupt:
-            pass
+        while chat.server is not None and chat.server.running():
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
     finally:
         chat.stop()
     return 0

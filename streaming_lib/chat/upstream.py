@@ -25,7 +25,6 @@ Deliberately not handled: retrying (the page asks again if it wants to).
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Awaitable
 from typing import TypeVar
 
@@ -34,10 +33,10 @@ import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from ..lab.settings import REDACTED, redacted
+from ..lab.api import MAX_ERROR_BYTES, decoded
+from ..lab.settings import redacted
 from ..language import say
 
-MAX_ERROR_BYTES = 64 * 1024  # of an upstream's error body: enough for any API error message
 SSE = "text/event-stream"
 T = TypeVar("T")
 
@@ -80,39 +79,6 @@ def api_error_of(body: bytes) -> tuple[str, str] | None:
     if not (isinstance(kind, str) and isinstance(message, str)):
         return None
     return kind, message
-
-
-class StreamRedactor:
-    """Replaces `secret` by REDACTED in a stream's chunks, even in one split across chunks.
-
-    `feed(chunk)` returns the bytes that can go on at once: all but the chunk's
-    end when that end could be the start of the secret (held until the next chunk
-    tells; an event's end, a blank line, never is). `flush()` returns what is held.
-
-    >>> redactor = StreamRedactor("sk-1234")
-    >>> redactor.feed(b"data: key sk-12"), redactor.feed(b"34 refused\\n\\n"), redactor.flush()
-    (b'data: key ', b'[key redacted] refused\\n\\n', b'')
-    """
-
-    def __init__(self, secret: str) -> None:
-        self.secret, self.held = secret.encode("ascii"), b""
-
-    def feed(self, chunk: bytes) -> bytes:
-        data = (self.held + chunk).replace(self.secret, REDACTED.encode("ascii"))
-        keep = next(
-            (
-                size
-                for size in range(min(len(self.secret) - 1, len(data)), 0, -1)
-                if data.endswith(self.secret[:size])
-            ),
-            0,
-        )
-        self.held = data[len(data) - keep :]
-        return data[: len(data) - keep]
-
-    def flush(self) -> bytes:
-        held, self.held = self.held, b""
-        return held
 
 
 def upstream_problem(
@@ -161,30 +127,6 @@ async def read_capped(
         except httpx.StreamConsumed:  # read whole already (httpx.MockTransport's replies)
             return response.content[:cap]
     return decoded(body[:cap], response.headers.get("content-encoding"), cap)
-
-
-def decoded(raw: bytes, coding: str | None, cap: int = MAX_ERROR_BYTES) -> bytes:
-    """`raw` undone from its `content-encoding` `coding`, to at most `cap` bytes: as it is
-    without one (or `identity`), decompressed for gzip or deflate (what a cut stream
-    holds), else b"" (a coding this reader does not undo, or a body that is not one).
-
-    >>> import gzip
-    >>> len(decoded(gzip.compress(bytes(10_000_000)), "gzip", cap=100))
-    100
-    """
-    coding = (coding or "identity").strip().lower()
-    if coding == "identity":
-        return raw
-    if coding not in ("gzip", "x-gzip", "deflate"):
-        return b""
-    # wbits: 47 reads a gzip or a zlib header; a raw deflate stream (some servers' "deflate")
-    # has none.
-    for wbits in (47, -15):
-        try:
-            return zlib.decompressobj(wbits).decompress(raw, cap)
-        except zlib.error:
-            continue
-    return b""
 
 
 async def unless_the_page_hangs_up(request: Request, work: Awaitable[T]) -> T | None:

@@ -1,4 +1,6 @@
-"""What the HTTP pieces of the course share: one home for each constant of the wire.
+"""What the HTTP pieces of the course share: one home for each constant of the wire, and
+`decoded`, an error body undone from its content coding within a cap (the chat relay's
+and the record command's).
 
 The replay server, the network helpers, the record command, the SDK checks,
 the tests and the benchmarks all import these from here.
@@ -12,6 +14,7 @@ the tests and the benchmarks all import these from here.
 from __future__ import annotations
 
 import socket
+import zlib
 
 HOST = "127.0.0.1"  # the lab's servers listen on this machine only
 API_VERSION = "2023-06-01"  # the `anthropic-version` header (Messages API, "Versions")
@@ -19,6 +22,7 @@ DEFAULT_MODEL = "claude-haiku-4-5"  # sent in requests; the replay server ignore
 SSE_CONTENT_TYPE = (
     "text/event-stream; charset=utf-8"  # as the Messages API sends it (WHATWG HTML 9.2)
 )
+MAX_ERROR_BYTES = 64 * 1024  # of an upstream's error body: enough for any API error message
 
 
 def free_port() -> int:
@@ -31,3 +35,27 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind((HOST, 0))
         return probe.getsockname()[1]
+
+
+def decoded(raw: bytes, coding: str | None, cap: int = MAX_ERROR_BYTES) -> bytes:
+    """`raw` undone from its `content-encoding` `coding`, to at most `cap` bytes: as it is
+    without one (or `identity`), decompressed for gzip or deflate (what a cut stream
+    holds), else b"" (a coding this reader does not undo, or a body that is not one).
+
+    >>> import gzip
+    >>> len(decoded(gzip.compress(bytes(10_000_000)), "gzip", cap=100))
+    100
+    """
+    coding = (coding or "identity").strip().lower()
+    if coding == "identity":
+        return raw
+    if coding not in ("gzip", "x-gzip", "deflate"):
+        return b""
+    # wbits: 47 reads a gzip or a zlib header; a raw deflate stream (some servers' "deflate")
+    # has none.
+    for wbits in (47, -15):
+        try:
+            return zlib.decompressobj(wbits).decompress(raw, cap)
+        except zlib.error:
+            continue
+    return b""

@@ -5,7 +5,10 @@
 
 It sends one small streaming request with `httpx` and writes the response
 body, exactly as it came off the wire, to `--out`. Only the body: never the
-request, its headers, or the key. Without `ANTHROPIC_API_KEY` it says so and
+request, its headers, or the key (a server quoting the key in its stream gets
+REDACTED written instead). A body over `files.MAX_STREAM_BYTES`, which no
+command could read back, is not saved; of an error body only the first
+MAX_ERROR_BYTES are read (`api.decoded`). Without `ANTHROPIC_API_KEY` it says so and
 exits with status 2. `ANTHROPIC_BASE_URL` points it elsewhere (for example at
 the replay server, to try it offline).
 
@@ -36,10 +39,10 @@ import httpx
 
 from ..language import _
 from ..partial_json_strings import SURROGATE
-from ..tools.files import checked_output
-from .api import API_VERSION, DEFAULT_MODEL
+from ..tools.files import MAX_STREAM_BYTES, checked_output
+from .api import API_VERSION, DEFAULT_MODEL, MAX_ERROR_BYTES, decoded
 from .network import DEFAULT_TIMEOUT
-from .settings import checked_key, checked_upstream, redacted
+from .settings import StreamRedactor, checked_key, checked_upstream, redacted
 
 DEFAULT_PROMPT = "In two sentences, why do LLM APIs stream their answers?"
 API_URL = "https://api.anthropic.com"
@@ -54,10 +57,13 @@ def record(
     max_tokens: int = 256,
     base_url: str = API_URL,
     client: httpx.Client | None = None,
+    limit: int = MAX_STREAM_BYTES,
 ) -> int:
     """Stream one answer and write its body bytes to `out`; return the HTTP status.
 
     On a status other than 200 nothing is written (the error body is not a stream).
+    Raises ValueError once the body is over `limit` bytes (what was written
+    is then of no use: `run` deletes it).
     """
     headers = {
         "x-api-key": api_key,
@@ -80,16 +86,37 @@ def record(
         ) as response,
     ):
         if response.status_code != 200:
-            response.read()
-            said = redacted(response.text[:500], api_key).replace("\n", " ")  # one line, no key
+            text = error_body(response).decode("utf-8", "replace")[:500]
+            said = redacted(text, api_key).replace("\n", " ")  # one line, no key
             print(f"HTTP {response.status_code}: {said}", file=sys.stderr)
             return response.status_code
         # Only the body is written; the request and both sets of headers stay
         # in memory. `iter_bytes` undoes a content encoding, should the server
         # compress despite `identity`: a fixture holds the SSE bytes themselves.
+        redactor, size = StreamRedactor(api_key), 0
         for chunk in response.iter_bytes():
-            out.write(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise ValueError(
+                    _("the stream is over {limit} bytes: too large for a fixture", limit=limit)
+                )
+            out.write(redactor.feed(chunk))
+        out.write(redactor.flush())
     return 200
+
+
+def error_body(response: httpx.Response) -> bytes:
+    """The first MAX_ERROR_BYTES of an error `response`'s body, read as sent (a body that
+    never ends is not waited for), then decompressed to at most as many (`api.decoded`)."""
+    raw = b""
+    try:
+        for chunk in response.iter_raw():  # as sent: no decompression yet
+            raw += chunk
+            if len(raw) >= MAX_ERROR_BYTES:
+                break
+    except httpx.StreamConsumed:  # read whole already (httpx.MockTransport's replies)
+        return response.content[:MAX_ERROR_BYTES]
+    return decoded(raw[:MAX_ERROR_BYTES], response.headers.get("content-encoding"))
 
 
 def run(

@@ -5,6 +5,7 @@
     checked_key(key)         the API key, refused unless printable ASCII (a header value)
     shown(url)               the URL as a banner or a log may show it: no password
     redacted(text, key)      `text` with every occurrence of the key replaced by REDACTED
+    StreamRedactor(key)      the same for a stream's chunks, a key split across two included
 
 Used by the chat relay and the record command, so that a bad setting is one clear
 sentence before anything is sent, never an error at the first request.
@@ -85,3 +86,36 @@ def checked_key(key: str) -> str:
                 )
             )
     return key
+
+
+class StreamRedactor:
+    """Replaces `secret` by REDACTED in a stream's chunks, even in one split across chunks.
+
+    `feed(chunk)` returns the bytes that can go on at once: all but the chunk's
+    end when that end could be the start of the secret (held until the next chunk
+    tells; an event's end, a blank line, never is). `flush()` returns what is held.
+
+    >>> redactor = StreamRedactor("sk-1234")
+    >>> redactor.feed(b"data: key sk-12"), redactor.feed(b"34 refused\\n\\n"), redactor.flush()
+    (b'data: key ', b'[key redacted] refused\\n\\n', b'')
+    """
+
+    def __init__(self, secret: str) -> None:
+        self.secret, self.held = secret.encode("ascii"), b""
+
+    def feed(self, chunk: bytes) -> bytes:
+        data = (self.held + chunk).replace(self.secret, REDACTED.encode("ascii"))
+        keep = next(
+            (
+                size
+                for size in range(min(len(self.secret) - 1, len(data)), 0, -1)
+                if data.endswith(self.secret[:size])
+            ),
+            0,
+        )
+        self.held = data[len(data) - keep :]
+        return data[: len(data) - keep]
+
+    def flush(self) -> bytes:
+        held, self.held = self.held, b""
+        return held

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+from ...lab.settings import checked_key, checked_upstream, redacted
 from ...language import _, current_language, word
 from ..i18n import Table
 from ..trace import cut
@@ -313,10 +314,18 @@ def below_m(where: Path, capsys: Any = None) -> str | None:
 
 def one_request(base_url: str, where: Path | None = None, *, reference: bool = False) -> int:
     """Send one request to `base_url` with the learner's client (the key: ANTHROPIC_API_KEY)
-    and print the answer's text, its stop reason and usage; 0 on a message, else 1."""
+    and print the answer's text, its stop reason and usage; 0 on a message, else 1 (2: no
+    key, or a key or URL refused before sending, `lab.settings`). The key is never printed:
+    a server quoting it (in an error, in the text) is shown REDACTED."""
     api_key = os.environ.get("ANTHROPIC_API_KEY")
     if not api_key:
         print(_("--base-url needs the API key in the environment variable ANTHROPIC_API_KEY"))
+        return 2
+    try:
+        checked_key(api_key)
+        base_url = checked_upstream(base_url)
+    except ValueError as error:
+        print(_("--base-url: {error}", error=str(error)))
         return 2
     client, why = client_of(REFERENCE if reference else where)
     if client is None:
@@ -327,20 +336,20 @@ def one_request(base_url: str, where: Path | None = None, *, reference: bool = F
     try:
         message = client(request, base_url=base_url, api_key=api_key)
     except Exception as error:  # the learner's client: its error said, never a traceback
-        print(_("your client raised {error}", error=named(error)))
+        print(redacted(str(_("your client raised {error}", error=named(error))), api_key))
         partial = getattr(error, "partial", None)
         if partial:
-            print(_("the message so far: {content}", content=partial.get("content")))
+            said = _("the message so far: {content}", content=partial.get("content"))
+            print(redacted(str(said), api_key))
         return 1
     text = "".join(block.get("text", "") for block in message.get("content", []))
-    print(text)
-    print(
-        _(
-            "stop_reason: {reason}, usage: {usage}",
-            reason=message.get("stop_reason"),
-            usage=message.get("usage"),
-        )
+    print(redacted(text, api_key))
+    said = _(
+        "stop_reason: {reason}, usage: {usage}",
+        reason=message.get("stop_reason"),
+        usage=message.get("usage"),
     )
+    print(redacted(str(said), api_key))
     return 0
 
 
