@@ -27,7 +27,7 @@ from ...errors import (
     StreamError,
     ToolInputJSONError,
 )
-from ...lab.api import API_VERSION
+from ...lab.api import API_VERSION, MAX_ERROR_BYTES, decoded
 from ...lab.network import DROPPED, STALLED, not_an_event_stream, transport_error  # noqa: F401
 from ...language import _
 from ...partial_json import PartialJSONError, parse_partial_json
@@ -171,11 +171,27 @@ def send(
     return client.send(outgoing, stream=True)
 
 
+def error_body(response: httpx.Response) -> bytes:
+    """The first MAX_ERROR_BYTES of `response`'s body as sent, then decompressed to at most
+    as many (`lab.api.decoded`); raises httpx.HTTPError if the body cannot be read."""
+    body = b""
+    try:
+        for chunk in response.iter_raw():  # as sent: no decompression yet
+            body += chunk
+            if len(body) >= MAX_ERROR_BYTES:
+                break
+    except httpx.StreamConsumed:  # read whole already (httpx.MockTransport's replies)
+        body = response.content
+    coding = response.headers.get("content-encoding")
+    return decoded(body[:MAX_ERROR_BYTES], coding, MAX_ERROR_BYTES)
+
+
 def status_error(response: httpx.Response) -> APIStatusError:
     """The error for a response with an error status (400 and up): its JSON error body
-    read (and the response closed), its type and message kept."""
+    read, at most MAX_ERROR_BYTES as sent and again once decompressed (an error body can
+    be anything a proxy sends), the response closed, its type and message kept."""
     try:
-        error = json.loads(response.read()).get("error") or {}
+        error = json.loads(error_body(response)).get("error") or {}
         error_type, message = error.get("type"), str(error.get("message", ""))
     except (ValueError, AttributeError, httpx.HTTPError):  # a proxy's page, or no body
         error_type, message = None, ""
