@@ -12,9 +12,11 @@ or written: reading a FIFO would wait for a writer forever, and `/dev/zero`
 never ends. A file that says it is regular but cannot be read (`/proc/self/mem`)
 is refused when the read fails.
 
-    >>> read_stream_file("/dev/null")
-    Traceback (most recent call last):
-    streaming_lib.tools.files.FileRefused: /dev/null is not a regular file (a device, a FIFO ...
+    >>> try:
+    ...     read_stream_file("/dev/null")
+    ... except FileRefused as refused:
+    ...     print(refused)
+    /dev/null is not a regular file (a device, a FIFO or a socket)
 """
 
 from __future__ import annotations

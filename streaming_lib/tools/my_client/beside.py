@@ -13,6 +13,16 @@ each stage the learner's when it passes its lesson's checks, else the library's 
 which says which). The report (a JSON-able dict) says whose each stage was, whether the
 learner's message is the library's for the same bytes (or the first difference), and
 the learner's verdict on each tool call; the page shows it under the answer.
+
+The library's verdict reads any accumulator's state, the learner's or the library's:
+
+    >>> from streaming_lib.events import iter_events
+    >>> from streaming_lib.tools.fixtures import read_fixture
+    >>> acc = MessageAccumulator()
+    >>> for event in iter_events([read_fixture("fixture")]):
+    ...     acc.feed(event)
+    >>> library_verdict(acc, 1), library_verdict(acc, 0)
+    (True, False)
 """
 
 from __future__ import annotations
