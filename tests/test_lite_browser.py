@@ -223,14 +223,16 @@ def test_lesson_02_runs_in_the_browser_with_every_request_beyond_the_site_refuse
         lines = [line.strip() for line in output.splitlines() if line.strip()]
         for line in expected_lines(cell):
             assert line in lines, f"code cell {number} printed {lines}, not {line!r}"
-    # The checks: the library's passing, the learner's tasks failing (unwritten, as committed).
+    # The checks: the learner's tasks failing (unwritten, as committed), and no tick for a
+    # check that would only have tested the library's stage: it says it did not run.
     printed = [line.strip() for output in shown for line in output.splitlines()]
     checks = [line for cell in committed for line in expected_lines(cell)]
     assert [line for line in printed if CHECK_LINE.match(line)] == [
         line for line in checks if CHECK_LINE.match(line)
     ]
     assert any(line.startswith("✘") for line in checks)
-    assert any(line.startswith("✔") for line in checks)
+    assert not any(line.startswith("✔") for line in printed)
+    assert any(line.startswith("Not run: lines is the library's for now") for line in printed)
     assert printed[-1] == "all checks passed"
     # The stepper is a live widget there too.
     expect(page.locator(".ss-stepper .ss-status")).to_contain_text("step 0 / ")
