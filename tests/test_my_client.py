@@ -330,17 +330,16 @@ def test_the_clients_error_body_is_read_to_64_kib_as_sent_and_as_decompressed():
 
     import httpx
 
+    from streaming_lib.lab.api import MAX_ERROR_BYTES, error_body
     from streaming_lib.tools.my_client import given
 
     def reply(body, **headers):
         return httpx.Response(500, headers=headers, stream=httpx.ByteStream(body))
 
     big = b'{"error": {"type": "api_error", "message": "' + b"x" * 2**20 + b'"}}'
-    assert len(given.error_body(reply(big))) == given.MAX_ERROR_BYTES
+    assert len(error_body(reply(big))) == MAX_ERROR_BYTES
     bomb = gzip.compress(b" " * 50 * 2**20)  # 50 MiB of spaces in about 50 KiB
-    assert len(given.error_body(reply(bomb, **{"content-encoding": "gzip"}))) <= (
-        given.MAX_ERROR_BYTES
-    )
+    assert len(error_body(reply(bomb, **{"content-encoding": "gzip"}))) <= MAX_ERROR_BYTES
     small = b'{"error": {"type": "overloaded_error", "message": "Overloaded"}}'
     error = given.status_error(reply(small, **{"content-type": "application/json"}))
     assert (error.status_code, error.error_type, error.error_message) == (

@@ -7,6 +7,7 @@ import io
 import httpx
 import pytest
 
+import streaming_lib.lab.api
 import streaming_lib.lab.record
 import streaming_lib.lab.server
 from streaming_lib.__main__ import build_parser, main
@@ -108,7 +109,7 @@ def test_an_endless_error_body_is_read_only_to_its_cap(capsys):
     body, taken = endless(b"x" * 1000)
     mock = httpx.MockTransport(lambda request: httpx.Response(500, content=body))
     assert record(io.BytesIO(), api_key=SECRET, client=httpx.Client(transport=mock)) == 500
-    assert len(taken) <= streaming_lib.lab.record.MAX_ERROR_BYTES // 1000 + 1
+    assert len(taken) <= streaming_lib.lab.api.MAX_ERROR_BYTES // 1000 + 1
     assert capsys.readouterr().err.startswith("HTTP 500: xxx")
 
 
@@ -117,9 +118,9 @@ def test_a_compressed_error_body_is_read_only_to_its_cap_once_decompressed():
     reply = httpx.Response(500, content=bomb, headers={"content-encoding": "gzip"})
     client = httpx.Client(transport=httpx.MockTransport(lambda request: reply))
     with client.stream("POST", "http://test/v1/messages") as response:
-        body = streaming_lib.lab.record.error_body(response)
+        body = streaming_lib.lab.api.error_body(response)
     assert (
-        body.startswith(b'{"message": ') and len(body) == streaming_lib.lab.record.MAX_ERROR_BYTES
+        body.startswith(b'{"message": ') and len(body) == streaming_lib.lab.api.MAX_ERROR_BYTES
     )
 
 

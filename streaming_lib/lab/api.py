@@ -16,6 +16,8 @@ from __future__ import annotations
 import socket
 import zlib
 
+import httpx
+
 HOST = "127.0.0.1"  # the lab's servers listen on this machine only
 API_VERSION = "2023-06-01"  # the `anthropic-version` header (Messages API, "Versions")
 DEFAULT_MODEL = "claude-haiku-4-5"  # sent in requests; the replay server ignores it
@@ -59,3 +61,17 @@ def decoded(raw: bytes, coding: str | None, cap: int = MAX_ERROR_BYTES) -> bytes
         except zlib.error:
             continue
     return b""
+
+
+def error_body(response: httpx.Response) -> bytes:
+    """The first MAX_ERROR_BYTES of an error `response`'s body, read as sent (a body that
+    never ends is not waited for), then decompressed to at most as many (`decoded`)."""
+    raw = b""
+    try:
+        for chunk in response.iter_raw():  # as sent: no decompression yet
+            raw += chunk
+            if len(raw) >= MAX_ERROR_BYTES:
+                break
+    except httpx.StreamConsumed:  # read whole already (httpx.MockTransport's replies)
+        return response.content[:MAX_ERROR_BYTES]
+    return decoded(raw[:MAX_ERROR_BYTES], response.headers.get("content-encoding"))

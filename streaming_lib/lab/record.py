@@ -8,7 +8,7 @@ body, exactly as it came off the wire, to `--out`. Only the body: never the
 request, its headers, or the key (a server quoting the key in its stream gets
 REDACTED written instead). A body over `files.MAX_STREAM_BYTES`, which no
 command could read back, is not saved; of an error body only the first
-MAX_ERROR_BYTES are read (`api.decoded`). Without `ANTHROPIC_API_KEY` it says so and
+MAX_ERROR_BYTES are read (`api.error_body`). Without `ANTHROPIC_API_KEY` it says so and
 exits with status 2. `ANTHROPIC_BASE_URL` points it elsewhere (for example at
 the replay server, to try it offline).
 
@@ -40,7 +40,7 @@ import httpx
 from ..language import _
 from ..partial_json_strings import SURROGATE
 from ..tools.files import MAX_STREAM_BYTES, checked_output
-from .api import API_VERSION, DEFAULT_MODEL, MAX_ERROR_BYTES, decoded
+from .api import API_VERSION, DEFAULT_MODEL, error_body
 from .network import DEFAULT_TIMEOUT
 from .settings import StreamRedactor, checked_key, checked_upstream, redacted
 
@@ -103,20 +103,6 @@ def record(
             out.write(redactor.feed(chunk))
         out.write(redactor.flush())
     return 200
-
-
-def error_body(response: httpx.Response) -> bytes:
-    """The first MAX_ERROR_BYTES of an error `response`'s body, read as sent (a body that
-    never ends is not waited for), then decompressed to at most as many (`api.decoded`)."""
-    raw = b""
-    try:
-        for chunk in response.iter_raw():  # as sent: no decompression yet
-            raw += chunk
-            if len(raw) >= MAX_ERROR_BYTES:
-                break
-    except httpx.StreamConsumed:  # read whole already (httpx.MockTransport's replies)
-        return response.content[:MAX_ERROR_BYTES]
-    return decoded(raw[:MAX_ERROR_BYTES], response.headers.get("content-encoding"))
 
 
 def run(

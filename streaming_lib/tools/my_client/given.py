@@ -27,7 +27,7 @@ from ...errors import (
     StreamError,
     ToolInputJSONError,
 )
-from ...lab.api import API_VERSION, MAX_ERROR_BYTES, decoded
+from ...lab.api import API_VERSION, error_body
 from ...lab.network import DROPPED, STALLED, not_an_event_stream, transport_error  # noqa: F401
 from ...language import _
 from ...partial_json import PartialJSONError, parse_partial_json
@@ -169,21 +169,6 @@ def send(
     headers = {"x-api-key": api_key, "anthropic-version": API_VERSION}
     outgoing = client.build_request("POST", url, headers=headers, json={**request, "stream": True})
     return client.send(outgoing, stream=True)
-
-
-def error_body(response: httpx.Response) -> bytes:
-    """The first MAX_ERROR_BYTES of `response`'s body as sent, then decompressed to at most
-    as many (`lab.api.decoded`); raises httpx.HTTPError if the body cannot be read."""
-    body = b""
-    try:
-        for chunk in response.iter_raw():  # as sent: no decompression yet
-            body += chunk
-            if len(body) >= MAX_ERROR_BYTES:
-                break
-    except httpx.StreamConsumed:  # read whole already (httpx.MockTransport's replies)
-        body = response.content
-    coding = response.headers.get("content-encoding")
-    return decoded(body[:MAX_ERROR_BYTES], coding, MAX_ERROR_BYTES)
 
 
 def status_error(response: httpx.Response) -> APIStatusError:
