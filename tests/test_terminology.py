@@ -332,7 +332,10 @@ def test_every_lesson_opens_with_the_one_header(path):
 def test_every_bonus_notebook_opens_with_the_one_title_form(path):
     head = _first_cell(path)
     assert re.match(rf"# {path.name[:2]} 加餐 · \S", head), head[:80]
-    assert re.search(r"^\*\*时长：\*\* 约 \d+ 分钟。", head, re.M), head[:200]
+    lesson = f"[第 {path.name[:2]} 课](../{path.name[:2]}_"
+    assert re.search(rf"^\*\*时长：\*\* 约 \d+ 分钟。返回{re.escape(lesson)}", head, re.M), head[
+        :200
+    ]
 
 
 @pytest.mark.parametrize("path", _zh("solutions/zh/*.ipynb"), ids=lambda path: path.name)
