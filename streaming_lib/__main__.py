@@ -199,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_classroom(commands: argparse._SubParsersAction) -> None:
     link = commands.add_parser(
-        "class-link", help="the nbgitpuller link that pulls the course into a hub's homes"
+        "class-link", help="the nbgitpuller link: the course into every home on a hub"
     )
     link.add_argument(
         "--hub",
