@@ -105,6 +105,7 @@ def test_the_link_pulls_origin_and_opens_the_lesson_in_the_folder_nbgitpuller_ma
     query = parse_qs(link.query, strict_parsing=True)
     assert query == {
         "repo": [url],
+        "targetpath": ["streaming-course"],
         "urlpath": ["lab/tree/streaming-course/notebooks/02_chunks_to_lines.ipynb"],
     }
     zh = parse_qs(urlsplit(class_link("http://h", branch="main", lang="zh", root=clone)).query)

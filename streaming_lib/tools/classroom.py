@@ -2,10 +2,12 @@
 home on a JupyterHub.
 
 The link is nbgitpuller's (https://nbgitpuller.readthedocs.io, "link.html" and "topic/url-
-options"): `HUB/hub/user-redirect/git-pull?repo=...&branch=...&urlpath=...`. JupyterHub's
+options"):
+`HUB/hub/user-redirect/git-pull?repo=...&branch=...&targetpath=...&urlpath=...`. JupyterHub's
 `user-redirect` sends each learner to their own server; there nbgitpuller clones the course
-into a folder named after the repository (`streaming-course` for `.../streaming-course.git`)
-or, when it is there already, fetches and merges it by its own rules (a file the learner
+into the folder `targetpath` names (the repository's name, `streaming-course` for
+`.../streaming-course.git`; nbgitpuller's own default would keep the `.git`) or, when it is
+there already, fetches and merges it by its own rules (a file the learner
 changed is kept as theirs, a file they deleted comes back, a new file of theirs stays), then
 opens `urlpath`: the lesson, in JupyterLab.
 
@@ -122,5 +124,6 @@ def class_link(
     query = {"repo": repo}
     if branch:
         query["branch"] = branch
+    query["targetpath"] = folder_name(repo)
     query["urlpath"] = f"lab/tree/{folder_name(repo)}/{path}"
     return f"{hub.rstrip('/')}/hub/user-redirect/git-pull?{urlencode(query)}"
