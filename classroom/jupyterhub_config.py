@@ -17,13 +17,17 @@
 #                          the password COURSE_HUB_PASSWORD: a rehearsal, never a class)
 #   COURSE_HUB_ADMINS      the teachers' user names, comma-separated (admin page, REST API)
 #   COURSE_HUB_SPAWNER     systemd (the default: limits enforced, jupyterhub-systemdspawner),
-#                          or local (processes of the hub's own user: a rehearsal; the
+#                          or local (processes of the hub's own user, each learner's home
+#                          COURSE_HUB_HOMES/NAME, default /tmp/course-homes: a rehearsal; the
 #                          limits below are then not enforced)
+#   COURSE_FOLDER          the course's folder in each home, as the pull link names it
+#                          (default: streaming-course)
 #   COURSE_MEM_LIMIT       memory of one learner's server and kernels (default: 1G)
 #   COURSE_CPU_LIMIT       CPUs of one learner (default: 1)
 #   COURSE_CULL_TIMEOUT    seconds idle before a server is stopped (default: 3600)
 #   COURSE_PROXY           the configurable-http-proxy command (default: found on PATH)
 import os
+import pwd
 import shutil
 import sys
 from pathlib import Path
@@ -70,9 +74,24 @@ if os.environ.get("COURSE_HUB_SPAWNER", "systemd") == "systemd":
     c.SystemdSpawner.isolate_tmp = True
     c.SystemdSpawner.isolate_devices = True
 else:
-    c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
+    c.JupyterHub.spawner_class = "jupyterhub.spawner.SimpleLocalProcessSpawner"
+    homes = os.environ.get("COURSE_HUB_HOMES", "/tmp/course-homes")
+    c.SimpleLocalProcessSpawner.home_dir_template = f"{homes}/{{username}}"
+    c.Spawner.notebook_dir = ""  # the home the spawner starts in
     # The learners' servers find the course's commands (python, git) as the hub does.
     c.Spawner.env_keep = ["PATH", "PYTHONPATH", "LANG", "STREAMING_LIB_LANG"]
+    if os.geteuid() == 0:  # a rehearsal as root (a container): Jupyter asks to be told
+        c.Spawner.args = ["--ServerApp.allow_root=True"]
+
+
+def my_client(spawner):
+    """The learner's own my_client/, in their copy of the course: the course's environment
+    is shared, and its default (beside the installed course) would be one for everyone."""
+    home = getattr(spawner, "home_dir", "") or pwd.getpwnam(spawner.user.name).pw_dir
+    return str(Path(home) / os.environ.get("COURSE_FOLDER", "streaming-course") / "my_client")
+
+
+c.Spawner.environment = {"STREAMING_COURSE_MY_CLIENT": my_client}
 
 # Stop a server idle for COURSE_CULL_TIMEOUT seconds (the learner's files stay; the next
 # login starts it again). The culler is a JupyterHub service with just the rights it needs.

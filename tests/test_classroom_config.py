@@ -112,7 +112,12 @@ def test_a_rehearsal_hub_takes_any_name_and_runs_local_processes(tmp_path, monke
         COURSE_HUB_ADMINS="teacher, ta",
     )
     assert config.JupyterHub.authenticator_class == "dummy"
-    assert config.JupyterHub.spawner_class == "jupyterhub.spawner.LocalProcessSpawner"
+    assert config.JupyterHub.spawner_class == "jupyterhub.spawner.SimpleLocalProcessSpawner"
+    template = config.SimpleLocalProcessSpawner.home_dir_template
+    assert template == "/tmp/course-homes/{username}"
+    spawner = type("Spawner", (), {"home_dir": "/tmp/course-homes/ada"})()
+    where = config.Spawner.environment["STREAMING_COURSE_MY_CLIENT"](spawner)
+    assert where == "/tmp/course-homes/ada/streaming-course/my_client"
     assert config.Authenticator.admin_users == {"teacher", "ta"}
 
 
