@@ -50,7 +50,8 @@ c.ConfigurableHTTPProxy.command = [os.environ.get("COURSE_PROXY") or shutil.whic
 # (or with the REST API), and only those get in.
 if os.environ.get("COURSE_HUB_AUTH", "pam") == "dummy":
     c.JupyterHub.authenticator_class = "dummy"
-    c.DummyAuthenticator.password = os.environ.get("COURSE_HUB_PASSWORD") or None
+    if os.environ.get("COURSE_HUB_PASSWORD"):
+        c.DummyAuthenticator.password = os.environ["COURSE_HUB_PASSWORD"]
     c.Authenticator.allow_all = True
 else:
     c.JupyterHub.authenticator_class = "pam"

@@ -140,7 +140,8 @@ def hub(tmp_path_factory):
                     client.delete(f"/hub/api/users/{name}/server")
                 except httpx.HTTPError:
                     pass
-        os.killpg(process.pid, signal.SIGTERM)
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=60)
         except subprocess.TimeoutExpired:
@@ -197,8 +198,14 @@ async def run_cells(base, token, name, kernel, cells):
     for source in cells:
         message = session.msg(
             "execute_request",
-            {"code": source, "silent": False, "store_history": True, "user_expressions": {},
-             "allow_stdin": False, "stop_on_error": False},
+            {
+                "code": source,
+                "silent": False,
+                "store_history": True,
+                "user_expressions": {},
+                "allow_stdin": False,
+                "stop_on_error": False,
+            },
         )
         message["channel"] = "shell"
         connection.write_message(json.dumps(message, default=json_default))
@@ -234,9 +241,7 @@ def fill_in(course):
     notebook = nbformat.read(path, as_version=4)
     cells = notebook.cells
     answer = next(i for i, c in enumerate(cells) if "answer" in c.metadata.get("tags", []))
-    reference = next(
-        c for c in cells[answer:] if "reference" in c.metadata.get("tags", [])
-    )
+    reference = next(c for c in cells[answer:] if "reference" in c.metadata.get("tags", []))
     code = re.search(r"```python\n(.*?)```", reference.source, re.S)[1]
     cells[answer].source = code
     nbformat.write(notebook, path)
@@ -275,9 +280,12 @@ def test_a_class_of_eight_pulls_the_course_works_and_pulls_again_without_losing_
         for name in LEARNERS
     }
     # Lesson 02 in each learner's kernel, started by their server in their copy of it.
-    lesson = nbformat.read(homes / LEARNERS[0] / COURSE / "notebooks" / "02_chunks_to_lines.ipynb", 4)
+    lesson = nbformat.read(
+        homes / LEARNERS[0] / COURSE / "notebooks" / "02_chunks_to_lines.ipynb", 4
+    )
     check = next(
-        i for i, c in enumerate(lesson.cells)
+        i
+        for i, c in enumerate(lesson.cells)
         if {"your-turn", "check"} <= set(c.metadata.get("tags", []))
     )
 
@@ -305,10 +313,14 @@ def test_a_class_of_eight_pulls_the_course_works_and_pulls_again_without_losing_
         else:
             assert "✘" in verdict, (name, verdict)
         # The lesson's own cells ran: no error but the one cell that raises on purpose.
-        errors = [text_of(out) for out in outputs[:-1] if any(r["msg_type"] == "error" for r in out)]
+        errors = [
+            text_of(out) for out in outputs[:-1] if any(r["msg_type"] == "error" for r in out)
+        ]
         assert len(errors) <= 1, (name, errors)
     # The teacher commits a change; every learner pulls again.
-    (work / "notebooks" / "99_announcement.md").write_text("Lesson 08 next week.\n", encoding="utf-8")
+    (work / "notebooks" / "99_announcement.md").write_text(
+        "Lesson 08 next week.\n", encoding="utf-8"
+    )
     readme = work / "README.md"
     readme.write_text(readme.read_text(encoding="utf-8") + "\nA line added after class.\n", "utf-8")
     lesson_path = work / "notebooks" / "02_chunks_to_lines.ipynb"
@@ -334,9 +346,22 @@ def test_a_class_of_eight_pulls_the_course_works_and_pulls_again_without_losing_
     # The teacher's table of the class.
     out = homes.parent / "report"
     done = subprocess.run(
-        [sys.executable, "-m", "streaming_lib", "class-report", str(homes), "--out", str(out),
-         "--timeout", "400"],
-        capture_output=True, text=True, timeout=1800,
+        [
+            sys.executable,
+            "-m",
+            "streaming_lib",
+            "class-report",
+            str(homes),
+            "--out",
+            str(out),
+            "--timeout",
+            "400",
+            "--jobs",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1800,
     )
     assert done.returncode == 0, done.stderr
     with (out / CSV_NAME).open(encoding="utf-8-sig", newline="") as file:
