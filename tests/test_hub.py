@@ -13,6 +13,7 @@ Needs the extra `classroom` (JupyterHub, nbgitpuller) and configurable-http-prox
 """
 
 import asyncio
+import contextlib
 import csv
 import json
 import os
@@ -136,10 +137,8 @@ def hub(tmp_path_factory):
     finally:
         with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
             for name in LEARNERS:
-                try:
+                with contextlib.suppress(httpx.HTTPError):
                     client.delete(f"/hub/api/users/{name}/server")
-                except httpx.HTTPError:
-                    pass
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGTERM)
         try:
