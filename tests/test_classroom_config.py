@@ -6,6 +6,8 @@ it: its culler, its limits, its single-user command.
 
 import copy
 import json
+import os
+import pwd
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -127,3 +129,13 @@ def test_the_hub_pieces_the_config_names_are_installed_with_the_classroom_extra(
 
     for module in ("jupyterhub_idle_culler", "systemdspawner", "nbgitpuller"):
         assert importlib.util.find_spec(module), module
+
+
+def test_the_tljh_snippet_gives_each_learner_their_own_my_client():
+    config = PyFileConfigLoader(
+        "streaming_course.py", str(ROOT / "classroom" / "tljh")
+    ).load_config()
+    me = pwd.getpwuid(os.getuid())
+    spawner = type("Spawner", (), {"user": type("User", (), {"name": me.pw_name})()})()
+    where = config.Spawner.environment["STREAMING_COURSE_MY_CLIENT"](spawner)
+    assert where == str(Path(me.pw_dir) / "streaming-course" / "my_client")
