@@ -177,7 +177,7 @@ def report(tmp_path_factory):
     out = tmp_path_factory.mktemp("out")
     before = {p: p.read_bytes() for p in homes.rglob("*") if p.is_file()}
     status = main(
-        ["class-report", str(homes), "--out", str(out / "en"), "--timeout", "60", "--jobs", "2"]
+        ["class-report", str(homes), "--out", str(out / "en"), "--timeout", "90", "--jobs", "2"]
     )
     assert status == 0
     after = {p: p.read_bytes() for p in homes.rglob("*") if p.is_file() and p.name != "kernel.pid"}
@@ -209,7 +209,7 @@ def test_the_report_has_one_row_per_learner_as_their_work_stands(report):
     assert lessons[0] == lessons[1] and int(lessons[0]) >= 4
     assert bo[1] == f"0 of {lessons[1]}" and bo[2] == "0 of 2" and bo[3] == f"0 of {count}"
     assert bo[4] == "sse (lesson 01)"
-    assert cy[4] == "stopped: longer than 60 s"
+    assert cy[4] == "stopped: longer than 90 s"
     assert dee[1:] == ["", "", "", "no course in this home"]
 
 
