@@ -1,15 +1,16 @@
 """`python -m streaming_lib class-link`: the link that brings the course into every learner's
 home on a JupyterHub.
 
-The link is nbgitpuller's (https://nbgitpuller.readthedocs.io, "link.html" and "topic/url-
-options"):
-`HUB/hub/user-redirect/git-pull?repo=...&branch=...&targetpath=...&urlpath=...`. JupyterHub's
-`user-redirect` sends each learner to their own server; there nbgitpuller clones the course
-into the folder `targetpath` names (the repository's name, `streaming-course` for
-`.../streaming-course.git`; nbgitpuller's own default would keep the `.git`) or, when it is
-there already, fetches and merges it by its own rules (a file the learner
-changed is kept as theirs, a file they deleted comes back, a new file of theirs stays), then
-opens `urlpath`: the lesson, in JupyterLab.
+The link is nbgitpuller's (its documentation: "link.html" and "topic/url-options"):
+
+    HUB/hub/user-redirect/git-pull?repo=...&branch=...&targetpath=...&urlpath=...
+
+JupyterHub's `user-redirect` sends each learner to their own server; there nbgitpuller clones
+the course into the folder `targetpath` names (the repository's name: `streaming-course` for
+`.../streaming-course.git`, where nbgitpuller's own default would keep the `.git`) or, when it
+is there already, fetches and merges it by its own rules (a file the learner changed is kept
+as theirs, a file they deleted comes back, a new file of theirs stays), then opens `urlpath`:
+the lesson, in JupyterLab.
 
     python -m streaming_lib class-link --hub https://hub.example.edu
     python -m streaming_lib class-link --hub https://hub.example.edu --lesson 02 --lang zh
