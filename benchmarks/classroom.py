@@ -88,7 +88,9 @@ def proxy_command() -> str:
 
 @contextmanager
 def hub(where: Path) -> Iterator[tuple[str, str, psutil.Process]]:
-    """A running hub in `where`: (its URL, a teacher's token, its process)."""
+    """A running hub in `where` (the learners' homes in `where`/homes): (its URL, a teacher's
+    token with the rights to make users, start and stop their servers and use them, its
+    process). Stopped, with everything it started, on leaving."""
     token = secrets.token_hex(16)
     port = free_port()
     (where / "config.py").write_text(
@@ -97,7 +99,8 @@ def hub(where: Path) -> Iterator[tuple[str, str, psutil.Process]]:
         f"c.ConfigurableHTTPProxy.api_url = 'http://127.0.0.1:{free_port()}'\n"
         f"c.JupyterHub.services.append({{'name': 'teacher', 'api_token': {token!r}}})\n"
         "c.JupyterHub.load_roles.append({'name': 'teacher', 'services': ['teacher'], "
-        "'scopes': ['admin:users', 'admin:servers', 'admin:server_state', 'access:servers']})\n",
+        "'scopes': ['admin:users', 'admin:servers', 'admin:server_state', 'access:servers', "
+        "'list:users']})\n",
         encoding="utf-8",
     )
     env = {
@@ -111,6 +114,7 @@ def hub(where: Path) -> Iterator[tuple[str, str, psutil.Process]]:
         "COURSE_PROXY": proxy_command(),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
+    env.pop("STREAMING_COURSE_MY_CLIENT", None)  # each learner's own, as the config sets it
     log = (where / "hub.log").open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "jupyterhub", "-f", str(where / "config.py")],
@@ -193,8 +197,15 @@ class Sampler(threading.Thread):
         return total
 
 
-async def run_cells(base: str, token: str, name: str, kernel: str, cells: list[str]) -> None:
-    """Run each cell's source in the learner's kernel through their server's websocket."""
+OUTPUTS = ("stream", "error", "execute_result", "display_data")
+
+
+async def run_cells(
+    base: str, token: str, name: str, kernel: str, cells: list[str]
+) -> list[list[dict[str, Any]]]:
+    """Run each cell's source in the learner's kernel through their server's websocket (the
+    Jupyter messaging protocol, as JupyterLab sends it), errors or not; each cell's outputs
+    (the kernel's messages: stream, error, execute_result, display_data)."""
     from jupyter_client.jsonutil import json_default
     from jupyter_client.session import Session
     from tornado.httpclient import HTTPRequest
@@ -205,6 +216,7 @@ async def run_cells(base: str, token: str, name: str, kernel: str, cells: list[s
         HTTPRequest(url, headers={"Authorization": f"token {token}"}), max_message_size=1 << 26
     )
     session = Session(username=name)
+    outputs = []
     for source in cells:
         content = {
             "code": source,
@@ -217,18 +229,21 @@ async def run_cells(base: str, token: str, name: str, kernel: str, cells: list[s
         message = session.msg("execute_request", content)
         message["channel"] = "shell"
         await connection.write_message(json.dumps(message, default=json_default))
+        found = []
         while True:
             raw = await asyncio.wait_for(connection.read_message(), WAIT)
             if raw is None:
                 raise RuntimeError(f"{name}'s kernel closed its websocket")
             reply = json.loads(raw)
-            if (
-                reply.get("parent_header", {}).get("msg_id") == message["header"]["msg_id"]
-                and reply["msg_type"] == "status"
-                and reply["content"]["execution_state"] == "idle"
-            ):
+            if reply.get("parent_header", {}).get("msg_id") != message["header"]["msg_id"]:
+                continue
+            if reply["msg_type"] in OUTPUTS:
+                found.append(reply)
+            if reply["msg_type"] == "status" and reply["content"]["execution_state"] == "idle":
                 break
+        outputs.append(found)
     connection.close()
+    return outputs
 
 
 def measure(learners: int, where: Path, origin: Path) -> Row:

@@ -16,12 +16,8 @@ import asyncio
 import contextlib
 import csv
 import json
-import os
 import re
-import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -34,10 +30,9 @@ import pytest
 pytest.importorskip("jupyterhub", reason="the extra classroom (JupyterHub) is not installed")
 pytest.importorskip("nbgitpuller", reason="the extra classroom (nbgitpuller) is not installed")
 httpx = pytest.importorskip("httpx")
-websocket = pytest.importorskip("tornado.websocket")
-from jupyter_client.jsonutil import json_default  # noqa: E402
-from jupyter_client.session import Session  # noqa: E402
 
+from benchmarks.classroom import hub as running_hub  # noqa: E402
+from benchmarks.classroom import run_cells  # noqa: E402
 from streaming_lib.tools.class_report import CSV_NAME  # noqa: E402
 from streaming_lib.tools.classroom import class_link  # noqa: E402
 from streaming_lib.tools.my_client import REFERENCE  # noqa: E402
@@ -62,12 +57,6 @@ def proxy_command():
     return found
 
 
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def git(*args, cwd):
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
@@ -75,7 +64,7 @@ def git(*args, cwd):
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
     """A running hub: (base URL, the REST API's headers, the homes, the origin's work tree)."""
-    chp = proxy_command()
+    proxy_command()  # skips, saying why, without configurable-http-proxy
     where = tmp_path_factory.mktemp("hub")
     # The course's origin: a repository holding this commit's files.
     work = where / "origin-work"
@@ -85,68 +74,16 @@ def hub(tmp_path_factory):
     origin = where / f"{COURSE}.git"
     git("clone", "--quiet", "--bare", str(work), str(origin), cwd=where)
     git("remote", "set-url", "origin", str(origin), cwd=work)
-    homes = where / "homes"
-    token = secrets.token_hex(16)
-    port = free_port()
-    # The course's own configuration, and a service for this test with a teacher's rights.
-    (where / "config.py").write_text(
-        f"load_subconfig({str(ROOT / 'classroom' / 'jupyterhub_config.py')!r})\n"
-        f"c.JupyterHub.hub_port = {free_port()}\n"
-        f"c.ConfigurableHTTPProxy.api_url = 'http://127.0.0.1:{free_port()}'\n"
-        f"c.JupyterHub.services.append({{'name': 'teacher', 'api_token': {token!r}}})\n"
-        "c.JupyterHub.load_roles.append({'name': 'teacher', 'services': ['teacher'], "
-        "'scopes': ['admin:users', 'admin:servers', 'access:servers', 'list:users']})\n",
-        encoding="utf-8",
-    )
-    env = {
-        **os.environ,
-        "COURSE_HUB_STATE": str(where / "state"),
-        "COURSE_HUB_IP": "127.0.0.1",
-        "COURSE_HUB_PORT": str(port),
-        "COURSE_HUB_AUTH": "dummy",
-        "COURSE_HUB_SPAWNER": "local",
-        "COURSE_HUB_HOMES": str(homes),
-        "COURSE_PROXY": chp,
-        "COURSE_FOLDER": COURSE,
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
-    env.pop("STREAMING_COURSE_MY_CLIENT", None)  # each learner's own, as the config sets it
-    log = (where / "hub.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "jupyterhub", "-f", str(where / "config.py")],
-        cwd=where,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    headers = {"Authorization": f"token {token}"}
-    try:
-        deadline = time.monotonic() + WAIT
-        while True:
-            assert process.poll() is None, (where / "hub.log").read_text(errors="replace")[-3000:]
-            try:
-                if httpx.get(f"{base}/hub/api/", timeout=5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the hub did not answer"
-            time.sleep(0.5)
-        yield base, headers, homes, work
-    finally:
-        with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
-            for name in LEARNERS:
-                with contextlib.suppress(httpx.HTTPError):
-                    client.delete(f"/hub/api/users/{name}/server")
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
+    # The course's own configuration, with a service for this test with a teacher's rights.
+    with running_hub(where) as (base, token, _):
+        headers = {"Authorization": f"token {token}"}
         try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        log.close()
+            yield base, headers, where / "homes", work
+        finally:
+            with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
+                for name in LEARNERS:
+                    with contextlib.suppress(httpx.HTTPError):
+                        client.delete(f"/hub/api/users/{name}/server")
 
 
 def wait_ready(client, name):
@@ -179,50 +116,6 @@ def pull(client, name, link):
                     break
     assert events and events[-1]["phase"] == "finished", events[-3:]
     return events
-
-
-async def run_cells(base, token, name, kernel, cells):
-    """Run each code cell's source in the learner's kernel through their server's websocket
-    (the Jupyter messaging protocol, as JupyterLab sends it); one list of outputs per cell."""
-    url = base.replace("http", "ws", 1) + f"/user/{name}/api/kernels/{kernel}/channels"
-    request = httpx.Request("GET", url)  # only to build the headers
-    request.headers["Authorization"] = f"token {token}"
-    from tornado.httpclient import HTTPRequest
-
-    connection = await websocket.websocket_connect(
-        HTTPRequest(url, headers=dict(request.headers)), max_message_size=1 << 26
-    )
-    session = Session(username=name)
-    outputs = []
-    for source in cells:
-        message = session.msg(
-            "execute_request",
-            {
-                "code": source,
-                "silent": False,
-                "store_history": True,
-                "user_expressions": {},
-                "allow_stdin": False,
-                "stop_on_error": False,
-            },
-        )
-        message["channel"] = "shell"
-        connection.write_message(json.dumps(message, default=json_default))
-        found = []
-        while True:
-            raw = await asyncio.wait_for(connection.read_message(), WAIT)
-            assert raw is not None, "the kernel's websocket closed"
-            reply = json.loads(raw)
-            if reply.get("parent_header", {}).get("msg_id") != message["header"]["msg_id"]:
-                continue
-            kind = reply["msg_type"]
-            if kind in ("stream", "error", "execute_result", "display_data"):
-                found.append(reply)
-            if kind == "status" and reply["content"]["execution_state"] == "idle":
-                break
-        outputs.append(found)
-    connection.close()
-    return outputs
 
 
 def text_of(outputs):
