@@ -17,7 +17,7 @@ import pytest
 
 from streaming_lib.__main__ import main
 from streaming_lib.tools import class_report
-from streaming_lib.tools.classroom import BadLink, NoOrigin, class_link, folder_name
+from streaming_lib.tools.classroom import FOLDER, BadLink, NoOrigin, class_link
 from streaming_lib.tools.my_client import REFERENCE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,14 +118,65 @@ def test_without_origin_the_link_says_to_pass_repo_and_repo_stands_in(clone, cap
         class_link("https://hub.example.edu", root=clone)
     assert str(clone) in str(error.value) and "--repo" in str(error.value)
     link = class_link("https://hub.example.edu", repo="/srv/git/course", root=clone)
-    assert parse_qs(urlsplit(link).query)["urlpath"] == [
-        "lab/tree/course/notebooks/00_start_here.ipynb"
-    ]
+    assert parse_qs(urlsplit(link).query)["repo"] == ["/srv/git/course"]
+
+
+def test_the_course_goes_into_streaming_course_whatever_the_repository_is_called(clone):
+    # The hub's configuration puts each learner's my_client/ in ~/streaming-course/: a
+    # repository named otherwise still lands there, or the lessons' my_client/ would not
+    # be in the learner's copy of the course.
+    for repo in ("https://git.example.org/me/sse-lessons.git", "/srv/git/wt", "git@h:me/x.git"):
+        query = parse_qs(urlsplit(class_link("https://h", repo=repo, root=clone)).query)
+        assert query["targetpath"] == [FOLDER] == ["streaming-course"]
+        assert query["urlpath"] == ["lab/tree/streaming-course/notebooks/00_start_here.ipynb"]
+    moved = parse_qs(urlsplit(class_link("https://h", repo="/r", root=clone, folder="sse")).query)
+    assert moved["targetpath"] == ["sse"]
+    assert moved["urlpath"] == ["lab/tree/sse/notebooks/00_start_here.ipynb"]
+
+
+@pytest.mark.parametrize("folder", ["", "a/b", "../up", ".hidden", "/abs", "a\\b"])
+def test_a_folder_that_is_not_one_name_is_refused(clone, folder, capsys):
+    with pytest.raises(BadLink, match="--folder"):
+        class_link("https://h", repo="/r", root=clone, folder=folder)
+    with pytest.raises(SystemExit) as stopped:
+        main(["class-link", "--hub", "https://h", "--repo", "/r", "--folder", folder])
+    assert stopped.value.code == 2 and "--folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "hub",
+    [
+        "https://hub.example.edu/hub/home",  # copied from the browser: a page of the hub
+        "https://hub.example.edu/hub/",
+        "https://hub.example.edu/user/teacher/lab",
+        "https://hub.example.edu/?next=x",
+        "https://hub.example.edu/#top",
+    ],
+)
+def test_a_page_of_the_hub_is_refused_naming_its_address(clone, hub):
+    with pytest.raises(BadLink, match="https://hub.example.edu\\)"):
+        class_link(hub, repo="https://x/course.git", root=clone)
+
+
+def test_an_unknown_lesson_names_the_lessons_there_and_a_folder_with_none_says_so(
+    clone, tmp_path
+):
+    with pytest.raises(BadLink, match=r"--lesson 05: .*\(there: 00, 02\)"):
+        class_link("https://h", repo="/r", lesson="05", root=clone)
+    with pytest.raises(BadLink, match="class-link in the course's clone"):
+        class_link("https://h", repo="/r", root=tmp_path / "empty")
 
 
 @pytest.mark.parametrize(
     "hub, lesson",
-    [("hub.example.edu", "00"), ("ftp://h", "00"), ("https://h", "2"), ("https://h", "09")],
+    [
+        ("hub.example.edu", "00"),
+        ("ftp://h", "00"),
+        ("http://", "00"),
+        ("https://h/ x", "00"),
+        ("https://h", "2"),
+        ("https://h", "09"),
+    ],
 )
 def test_a_bad_hub_or_lesson_is_refused_naming_the_option(clone, hub, lesson, capsys):
     with pytest.raises(BadLink, match="--hub" if lesson == "00" else "--lesson"):
@@ -139,7 +190,11 @@ def test_the_command_prints_the_link_for_this_course(capsys):
     assert main(["class-link", "--hub", "https://h", "--repo", "https://x/streaming-course"]) == 0
     query = parse_qs(urlsplit(capsys.readouterr().out.strip()).query)
     assert query["urlpath"] == ["lab/tree/streaming-course/notebooks/00_start_here.ipynb"]
-    assert folder_name("git@host:org/streaming-course.git") == "streaming-course"
+    argv = ["class-link", "--hub", "https://h/", "--repo", "https://x/y", "--folder", "sse"]
+    assert main(argv) == 0
+    link = capsys.readouterr().out.strip()
+    assert link.startswith("https://h/hub/user-redirect/git-pull?")
+    assert parse_qs(urlsplit(link).query)["targetpath"] == ["sse"]
 
 
 # -- class-report ---------------------------------------------------------------------
@@ -251,3 +306,26 @@ def test_a_homes_dir_that_is_no_folder_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as stopped:
         main(["class-report", str(tmp_path / "nowhere")])
     assert stopped.value.code == 2 and "not a folder" in capsys.readouterr().err
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        main(["class-report", str(tmp_path / "a-file")])
+    assert stopped.value.code == 2 and "not a folder" in capsys.readouterr().err
+
+
+def test_a_homes_dir_with_no_home_is_refused_rather_than_an_empty_table(tmp_path, capsys):
+    (tmp_path / "homes").mkdir()
+    (tmp_path / "homes" / "notes.txt").write_text("", encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        main(["class-report", str(tmp_path / "homes"), "--out", str(tmp_path / "out")])
+    assert stopped.value.code == 2 and "no learner's home" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("given", ["ana", "ana/streaming-course"])
+def test_one_learners_home_or_course_given_for_the_homes_is_refused(tmp_path, given, capsys):
+    home(tmp_path / "homes", "ana", ROOT / "exercises")
+    with pytest.raises(SystemExit) as stopped:
+        main(["class-report", str(tmp_path / "homes" / given), "--out", str(tmp_path / "out")])
+    said = capsys.readouterr().err
+    assert stopped.value.code == 2 and "is one home" in said and "/home" in said
+    assert not (tmp_path / "out").exists()

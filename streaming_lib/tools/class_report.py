@@ -7,7 +7,8 @@ as a page.
 HOMES_DIR holds one folder per learner, as JupyterHub lays out its users' homes; the folder's
 name is the learner's. In each, the course is the home itself or the folder just inside it
 that has `exercises/` (where nbgitpuller cloned it: `streaming-course/`). A home without the
-course gets a row that says so.
+course gets a row that says so (the teacher's own, on a hub, often). HOMES_DIR that is one
+home, or the course itself, is refused: its folders are no learners.
 
 For each learner the course's own checks run, each in a subprocess of its own, never in this
 process: `progress --json` (every exercise's checks, in fresh kernels) and `my-client --json`
@@ -104,10 +105,30 @@ def course_of(home: Path) -> Path | None:
 def homes(folder: Path) -> list[Path]:
     """The learners' homes in `folder`: its folders, by name (hidden ones left out).
 
-    Raises NotHomes when `folder` is no folder."""
+    Raises NotHomes when `folder` is no folder, holds no folder, or is one learner's home or
+    the course itself (the course is in it or just inside it: a hub's folder of homes has
+    the course two levels down)."""
     if not folder.is_dir():
         raise NotHomes(_("{path} is not a folder of learners' homes", path=str(folder)))
-    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    found = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not found:
+        raise NotHomes(
+            _(
+                "{path} holds no learner's home: give the folder of the homes, such as /home",
+                path=str(folder),
+            )
+        )
+    course = course_of(folder)
+    if course is not None:
+        raise NotHomes(
+            _(
+                "{path} is one home, the course in {course}: give the folder that holds "
+                "every learner's home, such as /home",
+                path=str(folder),
+                course=str(course),
+            )
+        )
+    return found
 
 
 def _run_json(
@@ -291,7 +312,7 @@ def run(
     """Check every learner in `folder` (`jobs` at a time; default: half the CPUs, at least
     one), write the CSV and the page into `out` (made if missing); the rows, by learner.
 
-    Raises NotHomes when `folder` is not a folder."""
+    Raises NotHomes when `folder` is no folder of homes (see `homes`)."""
     learners = homes(folder)
     jobs = jobs or max(1, (os.cpu_count() or 2) // 2)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
