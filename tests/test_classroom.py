@@ -6,8 +6,11 @@ the course's answers, one whose work never ends (the time limit stops it), one w
 import contextlib
 import csv
 import json
+import os
 import shutil
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -158,9 +161,7 @@ def test_a_page_of_the_hub_is_refused_naming_its_address(clone, hub):
         class_link(hub, repo="https://x/course.git", root=clone)
 
 
-def test_an_unknown_lesson_names_the_lessons_there_and_a_folder_with_none_says_so(
-    clone, tmp_path
-):
+def test_an_unknown_lesson_names_the_lessons_there_and_a_folder_with_none_says_so(clone, tmp_path):
     with pytest.raises(BadLink, match=r"--lesson 05: .*\(there: 00, 02\)"):
         class_link("https://h", repo="/r", lesson="05", root=clone)
     with pytest.raises(BadLink, match="class-link in the course's clone"):
@@ -329,3 +330,47 @@ def test_one_learners_home_or_course_given_for_the_homes_is_refused(tmp_path, gi
     said = capsys.readouterr().err
     assert stopped.value.code == 2 and "is one home" in said and "/home" in said
     assert not (tmp_path / "out").exists()
+
+
+NOBODY = 65534  # the unprivileged user of Debian and most Linux systems
+
+
+def runs_as_nobody():
+    """Whether this Python starts as NOBODY (its files may sit in a folder only root reads)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", "pass"], user=NOBODY, group=NOBODY, capture_output=True
+        )
+    except PermissionError:
+        return False
+    return done.returncode == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_run_as_root_a_learners_checks_run_as_the_owner_of_their_home_never_as_root():
+    # Under the system's temporary folder, readable by every user (pytest's own is root's).
+    where = Path(tempfile.mkdtemp(prefix="class-report-test-"))
+    try:
+        where.chmod(0o755)
+        witness = where / "witness"
+        witness.mkdir(mode=0o777)
+        witness.chmod(0o777)
+        course = home(where / "homes", "ana", ROOT / "exercises", REFERENCE)
+        lines = course / "my_client" / "lines.py"
+        spy = f"import os\nopen({str(witness / 'uid')!r}, 'w').write(str(os.getuid()))\n"
+        lines.write_text(spy + lines.read_text(encoding="utf-8"), encoding="utf-8")
+        for path in [where / "homes" / "ana", *(where / "homes" / "ana").rglob("*")]:
+            os.lchown(path, NOBODY, NOBODY)
+        root_home = where / "homes" / "root-home"
+        root_home.mkdir()
+        assert class_report.owner(where / "homes" / "ana") == (NOBODY, NOBODY)
+        assert class_report.owner(root_home) is None
+        checked = class_report.check(where / "homes" / "ana", timeout=300)
+        if runs_as_nobody():
+            assert (witness / "uid").read_text() == str(NOBODY)
+            assert checked.my_client is not None and checked.my_client["passed"] > 0
+        else:  # this Python is out of the learner's reach: refused to them, so not run as root
+            assert not (witness / "uid").exists()
+            assert checked.stopped.startswith("broken:") and "Permission denied" in checked.stopped
+    finally:
+        shutil.rmtree(where)

@@ -13,7 +13,8 @@ home, or the course itself, is refused: its folders are no learners.
 For each learner the course's own checks run, each in a subprocess of its own, never in this
 process: `progress --json` (every exercise's checks, in fresh kernels) and `my-client --json`
 (their `my_client/`, stage by stage, against the library and the SDK), on a copy of their
-`my_client/` in a temporary folder, so nothing is written into their home. A learner's checks
+`my_client/` in a temporary folder, so nothing is written into their home; run as root (to
+read every home), they run as the owner of the learner's home, never as root. A learner's checks
 share a time limit (`--timeout`, seconds): past it their processes (and the kernels they
 started) are stopped, and the row says the limit was reached.
 
@@ -131,12 +132,32 @@ def homes(folder: Path) -> list[Path]:
     return found
 
 
+def owner(home: Path) -> tuple[int, int] | None:
+    """(uid, gid) to run a learner's checks as: the owner of `home`, when this process is root
+    and the home is not root's; None otherwise (the checks run as this process's user).
+
+    A learner's code runs in their checks: run as root (`sudo`, to read every home), it would
+    have every right on the machine; as the home's owner it has the learner's own."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    found = home.stat()
+    return None if found.st_uid == 0 else (found.st_uid, found.st_gid)
+
+
 def _run_json(
-    command: Sequence[str], cwd: Path, deadline: float, env: dict[str, str]
+    command: Sequence[str],
+    cwd: Path,
+    deadline: float,
+    env: dict[str, str],
+    user: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
-    """Run `python -m streaming_lib COMMAND` in a session of its own, in `cwd`; its stdout as
-    JSON. On the deadline (time.monotonic()), the whole session is killed (the kernels too)
-    and TimeoutError raised; ValueError when it printed no JSON."""
+    """Run `python -m streaming_lib COMMAND` in a session of its own, in `cwd`, as `user`
+    ((uid, gid); None: as this process); its stdout as JSON. On the deadline
+    (time.monotonic()), the whole session is killed (the kernels too) and TimeoutError
+    raised; ValueError when it printed no JSON, OSError when it could not start."""
+    as_user: dict[str, Any] = {}
+    if user is not None:
+        as_user = {"user": user[0], "group": user[1], "extra_groups": []}
     process = subprocess.Popen(
         [sys.executable, "-m", "streaming_lib", *command],
         cwd=cwd,
@@ -145,6 +166,7 @@ def _run_json(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        **as_user,
     )
     try:
         out, err = process.communicate(timeout=max(0.0, deadline - time.monotonic()))
@@ -196,22 +218,29 @@ def check(home: Path, timeout: float = TIMEOUT, lang: str = "en") -> Checked:
         "PYTHONPATH": os.pathsep.join(filter(None, [library, os.environ.get("PYTHONPATH")])),
         "STREAMING_LIB_LANG": lang,
     }
+    user = owner(home)
     with tempfile.TemporaryDirectory(prefix="class-report-") as scratch:
         mine = Path(scratch) / "my_client"
         if (course / "my_client").is_dir():
             shutil.copytree(course / "my_client", mine, symlinks=True)
+        if user is not None:  # the learner's processes write only here (kernels' files too)
+            for path in [Path(scratch), *Path(scratch).rglob("*")]:
+                os.lchown(path, *user)
+            env = {**env, "HOME": scratch}
         try:
             checked.progress = _run_json(
                 ["progress", "--dir", str(course / "exercises"), "--json", "--lang", lang],
                 course,
                 deadline,
                 env,
+                user,
             )
             checked.my_client = _run_json(
                 ["my-client", "--dir", str(mine), "--json", "--lang", lang],
                 Path(scratch),
                 deadline,
                 env,
+                user,
             )
         except TimeoutError:
             checked.stopped = "timeout"
