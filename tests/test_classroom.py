@@ -266,6 +266,7 @@ def test_the_report_has_one_row_per_learner_as_their_work_stands(report):
     assert bo[1] == f"0 of {lessons[1]}" and bo[2] == "0 of 2" and bo[3] == f"0 of {count}"
     assert bo[4] == "sse (lesson 01)"
     assert cy[4] == "stopped: longer than 90 s"
+    assert cy[1] == ""  # its lessons are not known: not "0 of N", which says none is done
     assert dee[1:] == ["", "", "", "no course in this home"]
 
 

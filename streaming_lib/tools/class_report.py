@@ -285,7 +285,9 @@ def row(checked: Checked, lang: str = "en") -> list[str]:
     if checked.course is None:
         return [checked.learner, "", "", "", say["report_no_course"]]
     done, measured = lessons(checked)
-    cells = [checked.learner, say["report_of"].format(done=done, count=measured)]
+    # A lesson is done when all its measures pass: with a check stopped, that is not known.
+    known = not checked.stopped
+    cells = [checked.learner, say["report_of"].format(done=done, count=measured) if known else ""]
     progress, mine = checked.progress, checked.my_client
     cells.append(
         say["report_of"].format(done=progress["done"], count=progress["count"]) if progress else ""
