@@ -123,6 +123,30 @@ def test_the_answer_and_the_tool_input_grow_as_they_arrive_then_the_verdict_and_
     assert (tmp_path / "chat.png").stat().st_size > 10_000
 
 
+def test_at_lang_zh_the_page_its_banner_verdict_usage_and_status_speak_chinese(page):
+    acc = expected_after(read_fixture("fixture"))
+    with ChatServer("fixture", pace=0.02, environ={}) as chat:
+        page.goto(chat.url + "/?lang=zh")
+        expect(page).to_have_title("流式聊天")
+        expect(page.get_by_role("button", name="停止")).to_be_disabled()
+        expect(page.locator("#source")).to_contain_text("离线回放：不管你问什么")
+        page.get_by_role("button", name="发送").click()
+        expect(page.locator("#status")).to_have_text("完成：stop_reason 为 tool_use")
+    reason = acc.tool_call_verdict(1).reason.in_language("zh")
+    expect(page.locator(".verdict")).to_have_text("可以执行：" + reason)
+    expect(page.locator("#usage")).to_have_text("用量：输入 412 个 token，输出 58 个 token")
+    assert "目前的用量：输入 412 个 token，输出 1 个 token" in page.evaluate("window.grew.usage")
+
+
+def test_at_lang_zh_a_cut_stream_is_marked_in_chinese(page):
+    with ChatServer("fixture", pace=0.05, environ={}) as chat:
+        page.goto(chat.url + "/?lang=zh&drop_at=1500")
+        page.get_by_role("button", name="发送").click()
+        expect(page.locator("#status")).to_contain_text("不完整：连接在 message_stop 之前断了")
+    expect(page.locator(".cut-note")).to_contain_text("✂ 连接断了，这段输入还不完整")
+    expect(page.locator(".verdict")).to_have_text("不能执行：连接断了，这次调用还不完整：不能执行")
+
+
 def test_the_page_says_it_replays_a_recorded_answer_whatever_the_prompt_and_which(page):
     with ChatServer("tool_use_end_turn", pace=0, environ={}) as chat:
         page.goto(chat.url + "/")
