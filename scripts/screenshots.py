@@ -1,7 +1,7 @@
 """Take the course's screenshots again, in Debian's chromium (/usr/bin/chromium), by playwright.
 
     notebooks/images/chat.png                  the chat page after its answer (notebook 07)
-    notebooks/images/chat-zh.png               the same, in Chinese (?lang=zh; the Chinese lesson 07)
+    notebooks/images/chat-zh.png               the same in Chinese (?lang=zh), for lesson 07 in zh
     teaching/screenshots/chat-mid-stream.png   the chat page while the tool input streams
     teaching/screenshots/stepper-step87-light.png, stepper-step87-dark.png
                                                lesson 02's stepper at step 87 (7-byte chunks),
