@@ -373,6 +373,16 @@ def test_every_sentence_chat_js_says_is_in_the_pages_table_and_translated_into_c
         assert sorted(re.findall(r"\{\w+(?:!r)?\}", chinese[english])) == fields, english
 
 
+def test_chat_js_section_headings_which_lesson_07_prints_are_in_the_catalogue():
+    from streaming_lib.chat.words import SECTIONS
+    from streaming_lib.language import translate
+
+    script = (chat_app.STATIC / "chat.js").read_text(encoding="utf-8")
+    headings = [line.strip("- /") for line in script.splitlines() if line.startswith("// ----")]
+    assert headings == list(SECTIONS)
+    assert all(translate(heading, "zh") != heading for heading in headings)
+
+
 def test_the_pages_verdicts_are_the_librarys_own_catalogue_entries():
     from streaming_lib.chat.words import VERDICT
     from streaming_lib.tool_calls import NOT_RUNNABLE_BECAUSE, SERVER_RUN_BLOCKS

@@ -127,6 +127,17 @@ YOURS = (
     N_("none yet"),
 )
 
+# chat.js's section headings (its `// ---- N. ...` lines), which lesson 07 prints.
+SECTIONS = (
+    N_("1. Lines (notebook 02)"),
+    N_("2. SSE events (notebook 01)"),
+    N_("3. The message so far (notebook 03's accumulator)"),
+    N_("4. May this tool call run? (streaming_lib/tool_calls.py, same rules, same sentences)"),
+    N_("5. Showing it"),
+    N_("6. Sending a prompt, reading the answer"),
+    N_("7. Your client, beside the page (notebook 07)"),
+)
+
 SENTENCES: tuple[str, ...] = (*PAGE, *SOURCE, *STATUS, *ENDED, *VERDICT, *USAGE, *YOURS)
 TEMPLATES = frozenset(SENTENCES)
 
