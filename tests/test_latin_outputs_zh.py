@@ -345,7 +345,7 @@ def chinese_notebooks():
         yield pytest.param(path, id=name, marks=marks)
 
 
-@pytest.mark.parametrize("path", chinese_notebooks())
+@pytest.mark.parametrize("path", list(chinese_notebooks()))
 def test_every_latin_word_in_a_chinese_notebooks_outputs_is_a_code_name_or_data(path):
     stray = stray_lines(path)
     assert not stray, "English in the outputs:\n" + "\n".join(
