@@ -19,6 +19,7 @@ from streaming_lib.accumulator import MessageAccumulator, accumulate
 from streaming_lib.chat import ChatServer, ThreadedServer
 from streaming_lib.errors import StreamError
 from streaming_lib.events import iter_events
+from streaming_lib.language import use_language
 from streaming_lib.lab.replay_plan import plan_body
 from streaming_lib.sse import iter_sse
 from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, read_fixture
@@ -79,9 +80,9 @@ def page(browser):
     page.close()
 
 
-def ask(page, url):
+def ask(page, url, send="Send"):
     page.goto(url)
-    page.get_by_role("button", name="Send").click()
+    page.get_by_role("button", name=send).click()
 
 
 def expected_after(raw):
@@ -423,6 +424,21 @@ def test_a_stream_the_library_refuses_is_refused_by_the_page_with_the_same_sente
         )
     # What came before the bad event is kept, and the page still renders.
     assert page.locator("#answer").text_content() == TEXT
+
+
+@pytest.mark.parametrize("name", ["a second message_start", "a name its data contradicts"])
+def test_at_lang_zh_a_refused_stream_is_refused_with_the_librarys_chinese_sentence(page, name):
+    raw = broken(name)
+    with pytest.raises(StreamError) as refused, use_language("zh"):
+        accumulate([raw])
+    with use_language("zh"):
+        said = str(refused.value)
+    assert said != str(refused.value) and "第" in said  # the library's sentence, in Chinese
+    with ChatServer(raw, pace=0, environ={}) as chat:
+        ask(page, chat.url + "/?lang=zh", send="发送")
+        expect(page.locator("#status")).to_have_text(
+            f"出错：bad_event：{said}；上面的回答只是一部分"
+        )
 
 
 def test_a_200_that_is_not_an_event_stream_shows_as_a_plain_error(page):

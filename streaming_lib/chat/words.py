@@ -14,9 +14,8 @@ so the page and the library say the same thing in every language. Wire names
     >>> page_words("en")["usage so far: {tokens}"]
     'usage so far: {tokens}'
 
-Non-goals: the sentences of the accumulator's errors that chat.js writes for a stream
-it cannot read (rare, and named by their event); the relay's own refusals (JSON from
-app.py) speak the language the app was started in.
+Non-goal: the relay's own refusals (JSON from app.py) speak the language the app was
+started in, whatever the page's.
 """
 
 from __future__ import annotations
@@ -31,6 +30,19 @@ PAGE = (
     N_("Send"),
     N_("Stop"),
     N_("answer"),  # the answer's region, for a screen reader
+)
+
+# chat.js: a stream it cannot read on, as streaming_lib/events.py and accumulator.py say it.
+BAD_EVENT = (
+    N_("event {number}: {what}"),
+    N_("event {number} ({name}): {why}"),
+    N_("named {name!r} by its event line but {kind!r} by its data's type"),
+    N_("the event is not an object with a 'type'"),
+    N_("{kind} before message_start"),
+    N_("a second message_start"),
+    N_("message_start needs a 'message' object whose 'content' is a list"),
+    N_("content_block_start for index {index!r}, expected {expected}"),
+    N_("{kind} for block {index!r}, which never started"),
 )
 
 # chat.js: what answers (GET /about).
@@ -58,7 +70,6 @@ STATUS = (
     N_("done: stop_reason {reason}"),
     N_("stopped: you stopped the answer before it began"),
     N_("error: {message}"),
-    N_("event {number}: {error}"),
     N_("data is not JSON: {error}"),
 )
 
@@ -138,7 +149,7 @@ SECTIONS = (
     N_("7. Your client, beside the page (notebook 07)"),
 )
 
-SENTENCES: tuple[str, ...] = (*PAGE, *SOURCE, *STATUS, *ENDED, *VERDICT, *USAGE, *YOURS)
+SENTENCES: tuple[str, ...] = (*PAGE, *SOURCE, *STATUS, *BAD_EVENT, *ENDED, *VERDICT, *USAGE, *YOURS)
 TEMPLATES = frozenset(SENTENCES)
 
 

@@ -109,22 +109,22 @@ class Answer {
   }
 
   apply(event) {
-    if (!isObject(event) || typeof event.type !== "string") throw new Error("the event is not an object with a 'type'");
+    if (!isObject(event) || typeof event.type !== "string") throw new Error(say("the event is not an object with a 'type'"));
     const type = event.type;
     // ping and error may come at any point, even first.
     if (this.message === null && !["message_start", "ping", "error"].includes(type) && API_EVENT_NAMES.has(type)) {
-      throw new Error(`${type} before message_start`);
+      throw new Error(say("{kind} before message_start", { kind: type }));
     }
     if (type === "message_start") {
-      if (this.message !== null) throw new Error("a second message_start");
+      if (this.message !== null) throw new Error(say("a second message_start"));
       if (!isObject(event.message) || !Array.isArray(event.message.content)) {
-        throw new Error("message_start needs a 'message' object whose 'content' is a list");
+        throw new Error(say("message_start needs a 'message' object whose 'content' is a list"));
       }
       this.message = event.message;
       event.message.content.forEach((block, index) => this.blocks.set(index, block));
     } else if (type === "content_block_start") {
       if (event.index !== this.blocks.size) {
-        throw new Error(`content_block_start for index ${shown(event.index)}, expected ${this.blocks.size}`);
+        throw new Error(say("content_block_start for index {index!r}, expected {expected}", { index: event.index, expected: this.blocks.size }));
       }
       this.blocks.set(event.index, event.content_block);
       // Tool calls, the client's and the API's own: their input streams as input_json_delta.
@@ -160,7 +160,7 @@ class Answer {
   // The block at `index`, which must have started.
   block(index, type) {
     const block = this.blocks.get(index);
-    if (block === undefined) throw new Error(`${type} for block ${shown(index)}, which never started`);
+    if (block === undefined) throw new Error(say("{kind} for block {index!r}, which never started", { kind: type, index }));
     return block;
   }
 
@@ -352,7 +352,8 @@ async function read(response, answer) {
           answer.error = { type: null, message: dispatched.data };
           return;
         }
-        answer.error = { type: "bad_event", message: say("event {number}: {error}", { number: `${number} (${dispatched.type})`, error: say("data is not JSON: {error}", { error: error.message }) }) };
+        const why = say("data is not JSON: {error}", { error: error.message });
+        answer.error = { type: "bad_event", message: say("event {number} ({name}): {why}", { number, name: dispatched.type, why }) };
         return;
       }
       if (!named && !(isObject(event) && API_EVENT_NAMES.has(event.type))) continue;
@@ -364,14 +365,15 @@ async function read(response, answer) {
       else if (name === "error") {
         event = isObject(event) && isObject(event.error) ? { ...event, type: "error" } : { type: "error", error: { type: null, message: dispatched.data } };
       } else if (isObject(event) && API_EVENT_NAMES.has(event.type) && event.type !== name) {
-        answer.error = { type: "bad_event", message: `event ${number} (${name}): named '${name}' by its event line but '${event.type}' by its data's type` };
+        const why = say("named {name!r} by its event line but {kind!r} by its data's type", { name, kind: event.type });
+        answer.error = { type: "bad_event", message: say("event {number} ({name}): {why}", { number, name, why }) };
         return;
       }
       try {
         answer.apply(event);
       } catch (error) {
         // An event out of order (a delta before its block's start, say): the stream is not one we can read on.
-        answer.error = { type: "bad_event", message: say("event {number}: {error}", { number, error: error.message }) };
+        answer.error = { type: "bad_event", message: say("event {number}: {what}", { number, what: error.message }) };
         return;
       }
       if (answer.complete || answer.error) return; // nothing after message_stop or an error is read
