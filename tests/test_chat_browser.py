@@ -19,8 +19,8 @@ from streaming_lib.accumulator import MessageAccumulator, accumulate
 from streaming_lib.chat import ChatServer, ThreadedServer
 from streaming_lib.errors import StreamError
 from streaming_lib.events import iter_events
-from streaming_lib.language import use_language
 from streaming_lib.lab.replay_plan import plan_body
+from streaming_lib.language import use_language
 from streaming_lib.sse import iter_sse
 from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, read_fixture
 
