@@ -370,20 +370,21 @@ class FastEventDecoder:
         # The state in local variables while a batch is read (this is the speed path),
         # written back when the batch is done, or left (`finally`).
         event_type, data, number = self._event_type, self._data, self._number
-        limit, may_not_fit = self._limit, self._may_not_fit
+        limit, may_not_fit, from_json = self._limit, self._may_not_fit, jiter.from_json
         try:
             for line in batch:
                 if not line:  # dispatch, as in `iter_sse`
                     if data:
-                        text, event = b"\n".join(data), None
+                        text = data[0] if len(data) == 1 else b"\n".join(data)
+                        event = None
                         # Sizes are those of the lines decoded, as `iter_sse` sees them.
                         if len(text) >= may_not_fit and _decoded_length(text) + 1 > limit:
                             raise too_large(limit)
-                        if event_type in PLAIN_NAMES:
-                            expected = PLAIN_NAMES[event_type]
+                        expected = PLAIN_NAMES.get(event_type)
+                        if expected is not None:
                             # A try, not contextlib.suppress: this is the speed path.
                             try:  # noqa: SIM105
-                                event = jiter.from_json(text)  # as `load_json` reads it
+                                event = from_json(text)  # as `load_json` reads it
                             except ValueError:  # also bytes that are not UTF-8
                                 pass
                             if type(event) is not dict or event.get("type") != expected:
