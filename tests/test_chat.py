@@ -355,6 +355,19 @@ def test_a_chinese_app_serves_chinese_and_lang_en_or_an_unknown_language_chooses
         build_app("http://127.0.0.1:9", lang="fr")
 
 
+def test_the_relays_own_refusals_speak_the_language_in_use_as_chat_lang_zh_sets_it():
+    from streaming_lib.language import use_language
+
+    app = build_app("http://127.0.0.1:9", allowed_hosts=["testserver"])
+    with use_language("zh"), TestClient(app) as client:
+        refused = client.post("/chat", json=PROMPT).json()["error"]["message"]
+        silent = client.post("/chat", json=PROMPT, headers={"origin": "http://testserver"})
+    assert refused == "没有 Origin 请求头：只有聊天页可以用这个中继"
+    assert silent.status_code == 502 and silent.json()["error"]["message"].startswith(
+        "连不上 Messages API："
+    )
+
+
 def test_every_sentence_chat_js_says_is_in_the_pages_table_and_translated_into_chinese():
     from streaming_lib.chat.words import TEMPLATES, page_words
 

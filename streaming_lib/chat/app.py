@@ -310,12 +310,19 @@ def build_app(
     async def yours(request: Request) -> Response:
         number = request.path_params["number"]
         if number not in reports:
-            return problem(404, f"no reading {number}: the relay keeps the last {KEPT_REPORTS}")
+            return problem(
+                404,
+                _(
+                    "no reading {number}: the relay keeps the last {count}",
+                    number=number,
+                    count=KEPT_REPORTS,
+                ),
+            )
         try:
             with anyio.fail_after(REPORT_WAIT):
                 return JSONResponse(await asyncio.shield(reports[number]))
         except TimeoutError:
-            return problem(504, f"reading {number} has not finished")
+            return problem(504, _("reading {number} has not finished", number=number))
 
     async def page(request: Request) -> Response:
         # ?lang=zh, zh-CN...: a language with a catalogue; anything else: the app's own.
@@ -360,11 +367,13 @@ def build_app(
         try:
             response = await unless_the_page_hangs_up(request, client.send(outgoing, stream=True))
         except httpx.TimeoutException as error:
-            return problem(504, f"the Messages API did not answer in time: {type(error).__name__}")
+            why = type(error).__name__
+            return problem(504, _("the Messages API did not answer in time: {why}", why=why))
         except httpx.HTTPError as error:
-            return problem(502, f"the Messages API could not be reached: {type(error).__name__}")
+            why = type(error).__name__
+            return problem(502, _("the Messages API could not be reached: {why}", why=why))
         if response is None:  # the page hung up first: httpx closed the connection
-            return problem(400, "the page hung up before the Messages API answered")
+            return problem(400, _("the page hung up before the Messages API answered"))
         if response.status_code != 200 or media_type(response.headers.get("content-type")) != SSE:
             # An API error before the stream (400, 401, 429, 529...), or a 200 that is
             # no stream: the relay's own error, from the body's first bytes; none of its
