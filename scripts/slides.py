@@ -13,11 +13,13 @@ edge, the stepper's panels as on the page). The English decks come from
 `notebooks/`, the Chinese ones from `notebooks/zh/` into `build/slides/zh/`.
 
 Everything a deck loads (reveal.js, jQuery, RequireJS, MathJax, mermaid) is
-fetched once by `vendor` with `npm pack` into `build/slides/vendor`, at pinned
-versions (VENDORED; about 145 MB unpacked). When that folder holds them,
-`build` points the decks at it and they open offline, fetching nothing;
-without it they load the same libraries from CDNs (`--vendor DIR` names
-another folder of local copies).
+fetched once with `npm pack` into `build/slides/vendor`, at pinned versions
+(VENDORED; about 145 MB unpacked), by `vendor` or by the first `build` that
+lacks them, before it writes any deck; the decks point at that folder and open
+offline, fetching nothing. Without npm (or its registry) `build` stops at
+once and says so, rather than write decks that need the internet; `--cdn`
+asks for such decks on purpose, and `--vendor DIR` names another folder of
+local copies.
 
 Which cell starts a slide is metadata in the notebooks (`slideshow.slide_type`),
 set by `mark` from the lesson's structure, so a deck follows the lesson:
@@ -304,11 +306,40 @@ def fetch_vendor(target: Path = VENDOR) -> Path:
     return target
 
 
+def local_copies(target: Path = VENDOR) -> Path:
+    """`target`, holding everything VENDORED (fetched now with npm if it lacks any); exits
+    with what to do if npm is missing or fails, so that no deck is written that needs the
+    internet."""
+    if not missing_from(target):
+        return target
+    if shutil.which("npm") is None:
+        raise SystemExit(
+            f"slides: the decks load reveal.js & co from {target}, which lacks "
+            f"{', '.join(missing_from(target))}, and npm (which fetches them) is not "
+            "installed: install npm (apt-get install npm), or build with --cdn for decks "
+            "that need the internet"
+        )
+    print(f"slides: fetching {', '.join(missing_from(target))} into {target} (npm), once")
+    try:
+        return fetch_vendor(target)
+    except (subprocess.CalledProcessError, OSError) as error:
+        raise SystemExit(
+            f"slides: could not fetch reveal.js & co with npm ({error}): with the npm registry "
+            "in reach run python scripts/slides.py vendor, or build with --cdn for decks "
+            "that need the internet"
+        ) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["build", "mark", "vendor"])
     parser.add_argument(
         "--vendor", type=Path, help="build: the local copies (default: build/slides/vendor)"
+    )
+    parser.add_argument(
+        "--cdn",
+        action="store_true",
+        help="build: decks that load reveal.js & co from CDNs (they need the internet)",
     )
     parser.add_argument("--edition", choices=list(EDITIONS), help="build: only this edition")
     parser.add_argument("lessons", nargs="*", help="build: only these (name prefixes: 01 04)")
@@ -319,16 +350,11 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "vendor":
         print(f"{fetch_vendor()} holds {', '.join(f'{n} {v}' for n, v in VENDORED.items())}")
     else:
-        vendor = args.vendor
-        if vendor is None and not missing_from(VENDOR):
-            vendor = VENDOR
+        vendor = None if args.cdn else (args.vendor or local_copies(VENDOR))
         editions = (args.edition,) if args.edition else tuple(EDITIONS)
         build(vendor, only=args.lessons or None, editions=editions)
         if vendor is None:
-            print(
-                "These decks load reveal.js & co from CDNs: for decks that open offline, "
-                "run python scripts/slides.py vendor (npm), then build again."
-            )
+            print("These decks load reveal.js & co from CDNs: they need the internet.")
     return 0
 
 

@@ -128,7 +128,7 @@ def browser():
 
 def expected_lines(cell) -> list[str]:
     """The lines a code cell's committed outputs show as text: printed text, a result shown
-    as plain text, and an error's one line (`%xmode Minimal`)."""
+    as plain text, and an error's one line (the lessons set IPython's Minimal tracebacks)."""
     lines = []
     for output in cell.outputs:
         if output.output_type == "stream":

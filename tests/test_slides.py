@@ -291,3 +291,34 @@ def test_a_deck_opens_offline_with_its_long_code_wrapped_and_the_stepper_on_its_
             assert errors == []
         finally:
             browser.close()
+
+
+def test_make_slides_without_npm_and_without_local_copies_stops_before_writing_a_deck(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(slides, "VENDOR", tmp_path / "vendor")
+    built = []
+    monkeypatch.setattr(slides, "build", lambda *args, **kwargs: built.append(args))
+    monkeypatch.setattr(slides.shutil, "which", lambda name: None)  # no npm on this machine
+    with pytest.raises(SystemExit, match=r"lacks reveal\.js.*npm.*--cdn"):
+        slides.local_copies(tmp_path / "vendor")
+    with pytest.raises(SystemExit, match=r"npm"):
+        slides.main(["build", "02"])
+    assert built == []  # it stopped before writing any deck
+
+
+def test_make_slides_fetches_what_the_decks_load_first_when_it_is_missing(tmp_path, monkeypatch):
+    fetched = []
+
+    def fetch(target):  # what npm would unpack: each package at its version
+        for name, version in slides.VENDORED.items():
+            (target / name).mkdir(parents=True)
+            (target / name / "package.json").write_text(json.dumps({"version": version}))
+        fetched.append(target)
+        return target
+
+    monkeypatch.setattr(slides, "fetch_vendor", fetch)
+    monkeypatch.setattr(slides.shutil, "which", lambda name: f"/usr/bin/{name}")
+    assert slides.local_copies(tmp_path / "vendor") == tmp_path / "vendor"
+    assert slides.local_copies(tmp_path / "vendor") == tmp_path / "vendor"  # now held: kept
+    assert fetched == [tmp_path / "vendor"]
