@@ -34,10 +34,13 @@ set by `mark` from the lesson's structure, so a deck follows the lesson:
       answer
     anything else            on the slide before it ("-")
 
-Two more rules apply when a deck is built (`for_slides`), so the notebooks stay
+More rules apply when a deck is built (`for_slides`), so the notebooks stay
 as they are: a markdown cell is cut before each heading that follows text in
 it (the answer to the last section stays on that section's slide, and the
-heading starts its own), and the stepper gets a slide of its own.
+heading starts its own), the stepper gets a slide of its own, and the set-up
+cell is left out. When a deck opens, every slide taller than the screen is cut
+where it overflows (`slides_template/fit.js`): what does not fit moves to a
+slide below, and the slide it left shows ▼ at its foot.
 """
 
 from __future__ import annotations
@@ -185,8 +188,13 @@ def for_slides(
       stays on the slide before, the heading starts a slide;
     - a cell whose output is the stepper starts a slide below the one before it, and the
       cell after it starts another, so the stepper is alone on its slide, top at the top;
+    - the lesson's set-up (its first code cell, when it starts with imports) is left out
+      ("skip"), so the title slide holds the title and the goals;
     - with `folder` (the notebook's), the images its markdown shows from files are put
       inside the deck (`embed_images`).
+
+    What is still taller than the screen is cut when the deck opens (fit.js in the template:
+    it measures each slide as drawn).
     """
     cut = copy.deepcopy(notebook)
     cells: list[nbformat.NotebookNode] = []
@@ -210,6 +218,9 @@ def for_slides(
         joins = cell.metadata.get("slideshow", {}).get("slide_type", "-") in ("-", "fragment")
         if beside_stepper and joins:  # starts a slide below the one before
             cell.metadata["slideshow"] = {"slide_type": "subslide"}
+    setup = next((cell for cell in cells if cell.cell_type == "code"), None)
+    if setup is not None and setup.source.startswith(("%", "import ", "from ")):
+        setup.metadata["slideshow"] = {"slide_type": "skip"}
     cut.cells = cells
     return cut
 
