@@ -231,6 +231,6 @@ def test_no_page_of_either_edition_logs_an_error_to_the_console(served, page):
         "solutions/zh/01_line_splitter.html",
     ]:
         page.goto(served + name)
-        page.wait_for_load_state("load")
+        page.wait_for_load_state("networkidle")  # the favicon too, before the next page
     assert errors == []
     assert page.failed == []
