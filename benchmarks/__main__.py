@@ -35,6 +35,7 @@ class Settings:
     frontend_sizes: list[int] = field(default_factory=lambda: [64 * KiB, 256 * KiB, MiB])
     overhead_sizes: list[int] = field(default_factory=lambda: [64 * KiB, 256 * KiB, MiB])
     overhead_repeats: int = 15  # runs of 2 to 500 ms: many, so that the best escapes the load
+    shape_size: int = 64 * KiB  # the tool input of benchmark 7's snapshot shapes
     repeats: int = 5  # runs per contender; the best one counts
     repeats_1_byte: int = 2  # 1-byte chunks are slow: fewer runs
     sdk_budget: float = 240.0  # seconds: a slower SDK run is extrapolated instead
@@ -47,6 +48,7 @@ QUICK = Settings(
     frontend_sizes=[16 * KiB, 64 * KiB, 256 * KiB],
     overhead_sizes=[16 * KiB, 64 * KiB, 256 * KiB],
     overhead_repeats=5,
+    shape_size=16 * KiB,
     repeats=2,
     repeats_1_byte=1,
     sdk_budget=2.0,
@@ -124,6 +126,9 @@ def _run(settings: Settings, names: tuple[str, ...], log: Any, started: float) -
     if "overhead" in names:
         results["overhead"] = overhead.run(
             settings.overhead_sizes, repeats=settings.overhead_repeats, log=log
+        )
+        results["overhead"]["shapes"] = overhead.run_shapes(
+            settings.shape_size, repeats=settings.overhead_repeats, log=log
         )
     results["load_average_at_end"] = [round(load, 2) for load in os.getloadavg()]
     results["elapsed_s"] = time.perf_counter() - started

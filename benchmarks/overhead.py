@@ -1,21 +1,31 @@
 """Benchmark 7: `accumulate` costs no more than the least work the stream needs.
 
-The lower bound (`lower_bound`) reads the same bytes in the same 4 KiB chunks
-and does only what any client must: split them into lines, `json.loads` each
-`data:` line, and join the text, thinking and tool input pieces. It checks
-nothing, numbers nothing, keeps no message. Every contender does all of that
-and builds the final message, checked at every step, so the question is how
-close each stays to the bound, measured in turns in the same run:
+Two lower bounds read the same bytes in the same 4 KiB chunks and do only
+what any client must: split them into lines, read each `data:` line's JSON,
+and join the text, thinking and tool input pieces. They check nothing, number
+nothing, keep no message. `lower_bound` reads the JSON with `json.loads` (the
+plain bound), `jiter_bound` with `jiter.from_json`, the fastest JSON reader
+Python has (the SDK's own): the least any Python client can do. Every
+contender does all of that and builds the final message, checked at every
+step, so the question is how close each stays to the bounds, measured in
+turns in the same run:
 
-- `accumulate(chunks)`: its time over the bound's, on every stream and size
-  (goal: at most 1.15x); the log-log slope of its time against the stream's
-  bytes (goal: at most 1.05, linear); its peak memory (`tracemalloc`, one more
-  run, not timed) over the stream's size (goal: at most 1.5x).
+- `accumulate(chunks)`: its time over the jiter bound's, on every stream and
+  size (goal: at most 1.3x); the log-log slope of its time against the
+  stream's bytes (goal: at most 1.05, linear); its peak memory
+  (`tracemalloc`, one more run, not timed) over the stream's size (goal: at
+  most 1.5x).
 - `aaccumulate` over an async iterator of the same chunks, in an event loop
-  made once (goal: at most 1.1x `accumulate`'s time).
-- the preview loop: `iter_events` into a `MessageAccumulator`, and
+  made once (goal: at most 1.3x the jiter bound).
+- the append-only preview (`preview.ours_changes`: `input_changes` read after
+  every event; goal: at most 1.2x `accumulate`).
+- the snapshot preview: `iter_events` into a `MessageAccumulator`, and
   `input_snapshot(index)` read after every `input_json_delta`
-  (`preview.ours_snapshots`, no trailing strings; goal: at most 1.6x the bound).
+  (`preview.ours_snapshots`; goal: at most 1.3x the plain bound; with
+  `trailing_strings=True`, the unfinished string shown too, at most 1.6x).
+  Its cost depends on the input's shape, so `run_shapes` measures it on each
+  of `streams.SHAPES` (code in 16- and 64-character fragments, ASCII prose,
+  CJK text, nested small values).
 
 Three streams of each size, from `streams.py`: a text stream of small
 `text_delta` events (`text_stream`, `size` bytes), a tool stream whose input
@@ -34,13 +44,15 @@ from contextlib import aclosing
 from functools import partial
 from typing import Any
 
+import jiter
+
 from streaming_lib import aaccumulate, accumulate
 from streaming_lib.tools.fixtures import chunked
 
 from .frontends import peak_memory
-from .preview import CHUNK, ours_snapshots
+from .preview import CHUNK, ours_changes, ours_snapshots
 from .report import size_text
-from .streams import mixed_stream, text_stream, tool_stream
+from .streams import SHAPES, mixed_stream, shaped_tool_stream, text_stream, tool_stream
 from .timing import interleaved_runs, paired_ratio, slope
 
 STREAMS: dict[str, Callable[[int], bytes]] = {
@@ -66,6 +78,26 @@ def lower_bound(chunks: Iterable[bytes]) -> str:
         for line in lines:
             if line.startswith(b"data: "):
                 delta = json.loads(line[6:]).get("delta")
+                if delta and (
+                    piece := delta.get("text") or delta.get("thinking") or delta.get("partial_json")
+                ):
+                    pieces.append(piece)
+    return "".join(pieces)
+
+
+def jiter_bound(chunks: Iterable[bytes]) -> str:
+    """`lower_bound` with `jiter.from_json` for `json.loads`: the least any Python
+    client does with a stream (str: the pieces joined).
+
+        >>> jiter_bound([b'data: {"delta": {"thinking": "Hm"}}\\n\\n'])
+        'Hm'
+    """
+    tail, pieces = b"", []
+    for chunk in chunks:
+        *lines, tail = (tail + chunk).split(b"\n")
+        for line in lines:
+            if line.startswith(b"data: "):
+                delta = jiter.from_json(line[6:]).get("delta")
                 if delta and (
                     piece := delta.get("text") or delta.get("thinking") or delta.get("partial_json")
                 ):
@@ -118,8 +150,10 @@ def run(
                 timed = interleaved_runs(
                     {
                         "lower_bound": (partial(lower_bound, chunks), turns),
+                        "jiter_bound": (partial(jiter_bound, chunks), turns),
                         "accumulate": (partial(accumulate, chunks), turns),
                         "aaccumulate": (partial(_run_async, loop, chunks), turns),
+                        "changes": (partial(ours_changes, chunks), turns),
                         "snapshots": (
                             partial(ours_snapshots, chunks, trailing_strings=False),
                             turns,
@@ -129,11 +163,13 @@ def run(
                 )
                 message = timed["accumulate"][1]
                 assert timed["aaccumulate"][1] == message, "aaccumulate gave another message"
+                assert timed["changes"][1][0] == message, "the preview loop gave another message"
                 assert timed["snapshots"][1][0] == message, "the preview loop gave another message"
                 joined = "".join(
                     block.get("text") or block.get("thinking") or "" for block in message["content"]
                 )
                 assert joined in timed["lower_bound"][1], "the lower bound read other text"
+                assert timed["jiter_bound"][1] == timed["lower_bound"][1], "the bounds differ"
                 times = {name: runs for name, (runs, _) in timed.items()}
                 rows.append(
                     {
@@ -144,9 +180,16 @@ def run(
                         "turns": turns,
                         **{f"{name}_s": min(runs) for name, runs in times.items()},
                         "accumulate_ratio": paired_ratio(times["accumulate"], times["lower_bound"]),
+                        "accumulate_jiter_ratio": paired_ratio(
+                            times["accumulate"], times["jiter_bound"]
+                        ),
+                        "aaccumulate_jiter_ratio": paired_ratio(
+                            times["aaccumulate"], times["jiter_bound"]
+                        ),
                         "aaccumulate_ratio": paired_ratio(
                             times["aaccumulate"], times["accumulate"]
                         ),
+                        "changes_ratio": paired_ratio(times["changes"], times["accumulate"]),
                         "snapshots_ratio": paired_ratio(times["snapshots"], times["lower_bound"]),
                         "accumulate_peak_bytes": peak_memory(partial(accumulate, chunks)),
                     }
@@ -166,3 +209,48 @@ def run(
             slope(sizes, [row["lower_bound_s"] for row in mine]) if len(mine) > 1 else None
         )
     return {"rows": rows, "slopes": slopes, "lower_bound_slopes": bound_slopes}
+
+
+def run_shapes(
+    size: int, *, repeats: int = 5, log: Callable[[str], None] = print
+) -> list[dict[str, Any]]:
+    """The snapshot preview on a tool input of every shape of `streams.SHAPES`, about
+    `size` bytes of JSON: `input_snapshot(index)` after every fragment, without and
+    with trailing strings, each over the plain bound and the jiter bound (rows)."""
+    rows: list[dict[str, Any]] = []
+    for shape in SHAPES:
+        raw = shaped_tool_stream(size, shape)
+        chunks = chunked(raw, CHUNK)
+        turns = turns_for(len(raw), repeats)
+        log(
+            f"  overhead: snapshots, {shape}, {size_text(size)} ({len(raw):,} bytes), {turns} turns"
+        )
+        timed = interleaved_runs(
+            {
+                "lower_bound": (partial(lower_bound, chunks), turns),
+                "jiter_bound": (partial(jiter_bound, chunks), turns),
+                "snapshots": (partial(ours_snapshots, chunks, trailing_strings=False), turns),
+                "trailing": (partial(ours_snapshots, chunks, trailing_strings=True), turns),
+            },
+            clock=time.process_time,
+        )
+        final = json.loads(timed["jiter_bound"][1])
+        for name in ("snapshots", "trailing"):
+            message, last = timed[name][1]
+            assert message["content"][0]["input"] == final == last, f"{shape}: {name} differs"
+        times = {name: runs for name, (runs, _) in timed.items()}
+        rows.append(
+            {
+                "shape": shape,
+                "size": size,
+                "stream_bytes": len(raw),
+                "turns": turns,
+                **{f"{name}_s": min(runs) for name, runs in times.items()},
+                **{
+                    f"{name}_{bound}_ratio": paired_ratio(times[name], times[f"{bound}_bound"])
+                    for name in ("snapshots", "trailing")
+                    for bound in ("lower", "jiter")
+                },
+            }
+        )
+    return rows

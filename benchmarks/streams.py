@@ -230,3 +230,74 @@ def mixed_stream(size: int) -> bytes:
     tail = list(map(_sse, [*tool, *_message_end("tool_use", 9)]))
     body = _text_block(0, "thinking", third) + _text_block(1, "text", third)
     return (head + "".join(body + tail)).encode()
+
+
+# The shapes of tool input the snapshot preview is measured on (`shaped_tool_stream`):
+# shape -> (the input's JSON text of about `size` bytes, characters per fragment).
+PROSE = (
+    "The stream arrives a few characters at a time, and the page shows each piece as "
+    "soon as it comes, so the reader never waits for the whole answer. "
+)
+CJK = "流式响应一次只送来几个字，页面收到一段就显示一段，读者不必等整个回答写完。"
+
+
+def _string_input(size: int, text: str) -> str:
+    """A write_file input whose `content` repeats `text` to about `size` UTF-8 bytes."""
+    head, tail = '{"path": "notes.md", "content": "', '"}'
+    piece = json.dumps(text, ensure_ascii=False)[1:-1]
+    copies = max(1, (size - len(head) - len(tail)) // len(piece.encode()))
+    return head + piece * copies + tail
+
+
+def _nested_input(size: int) -> str:
+    """An input of many small values, objects in lists in objects, about `size` bytes:
+    what a call that fills a form or a table sends."""
+    rows, used, n = [], 0, 0
+    while True:
+        row = json.dumps(
+            {"id": n, "ok": n % 3 == 0, "tags": ["a", "b"], "at": {"x": n % 7, "y": [1.5, None]}}
+        )
+        if used + len(row) + 20 > size:
+            break
+        rows.append(row)
+        used, n = used + len(row) + 1, n + 1
+    return '{"table": {"rows": [' + ",".join(rows) + "]}}"
+
+
+SHAPES = {
+    "code, 16-char fragments": (tool_input_text, FRAGMENT_CHARS),
+    "code, 64-char fragments": (tool_input_text, 64),
+    "ASCII prose": (lambda size: _string_input(size, PROSE), FRAGMENT_CHARS),
+    "CJK text": (lambda size: _string_input(size, CJK), FRAGMENT_CHARS),
+    "nested small values": (_nested_input, FRAGMENT_CHARS),
+}
+
+
+@cache
+def shaped_tool_stream(size: int, shape: str) -> bytes:
+    """A stream body (bytes) with one tool call whose input is `SHAPES[shape]`: its
+    JSON of about `size` bytes, sent in fragments of the shape's width (characters).
+
+        >>> sorted(len(shaped_tool_stream(4096, shape)) > 4096 for shape in SHAPES)
+        [True, True, True, True, True]
+    """
+    make, width = SHAPES[shape]
+    text = make(size)
+    events: list[dict] = [
+        _message_start(),
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "toolu_shape", "name": "fill", "input": {}},
+        },
+    ]
+    events += [
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": text[at : at + width]},
+        }
+        for at in range(0, len(text), width)
+    ]
+    events += [{"type": "content_block_stop", "index": 0}, *_message_end("tool_use", 9)]
+    return "".join(map(_sse, events)).encode()

@@ -21,6 +21,7 @@ TINY = Settings(
     frontend_sizes=[2048, 4096, 8192],
     overhead_sizes=[2048, 4096, 8192],
     overhead_repeats=1,
+    shape_size=2048,
     repeats=1,
     repeats_1_byte=1,
     sdk_budget=1000.0,
@@ -109,8 +110,29 @@ def test_every_benchmark_fills_its_rows(results):
         row["accumulate_peak_bytes"] > 0
         and row["aaccumulate_s"] > 0
         and row["snapshots_ratio"] > 0
+        and row["accumulate_jiter_ratio"] > 0
+        and row["changes_ratio"] > 0
         for row in results["overhead"]["rows"]
     )
+    assert [row["shape"] for row in results["overhead"]["shapes"]] == list(streams.SHAPES)
+    assert all(row["trailing_lower_ratio"] > 0 for row in results["overhead"]["shapes"])
+
+
+def test_every_shape_of_tool_input_streams_in_fragments_of_its_width_to_its_json():
+    for shape, (make, width) in streams.SHAPES.items():
+        raw = streams.shaped_tool_stream(8192, shape)
+        events = [json.loads(line[6:]) for line in raw.split(b"\n") if line.startswith(b"data: ")]
+        fragments = [
+            e["delta"]["partial_json"] for e in events if e.get("delta", {}).get("partial_json")
+        ]
+        assert {len(f) for f in fragments[:-1]} == {width}, shape
+        assert accumulate(raw)["content"][0]["input"] == json.loads(make(8192)), shape
+
+
+def test_the_jiter_bound_reads_what_the_plain_bound_reads():
+    for raw in (streams.text_stream(4096), streams.tool_stream(4096), streams.mixed_stream(8192)):
+        chunks = [raw[i : i + 7] for i in range(0, len(raw), 7)]
+        assert overhead.jiter_bound(chunks) == overhead.lower_bound(chunks)
 
 
 def test_the_lower_bound_reads_the_text_and_tool_input_that_accumulate_builds():
@@ -142,9 +164,10 @@ def test_the_table_shows_every_benchmark_and_every_target_with_a_mark(results):
         "Targets",
     ):
         assert title in report
-    assert len(results["targets"]) == 16
+    assert len(results["targets"]) == 18
+    assert "7. accumulate vs the jiter bound, every stream and size" in report
     assert all(target["passed"] in (True, False) for target in results["targets"])
-    assert report.count("✔") + report.count("✘") == 16
+    assert report.count("✔") + report.count("✘") == 18
 
 
 def test_an_sdk_run_over_budget_is_extrapolated_and_says_so():

@@ -4,7 +4,7 @@
   and keeps for the Chinese edition every guarantee it gives the English one: a learner's
   answers are never overwritten, `--check` and `--reset NN` work per edition;
 - the check cells' Chinese first lines (`# 检查 2：...`) name the checks, for `make progress`
-  and for nbval, and the lesson label `**课程：** [第 02 课](...)` names the lesson;
+  and for nbval, and the lesson label `**对应：** [第 02 课](...)` names the lesson;
 - `python -m streaming_lib progress --lang zh` runs exercises/zh/ and prints its table in
   Chinese; on the exercises as handed out every check fails with the Chinese stub's message.
 
@@ -55,7 +55,7 @@ TEXTS = {
         '# Check 2: double of 0.\nassert double(0) == 0, "double(0) should be 0"',
     ),
     "zh": (
-        "# 练习 1 · 加倍\n\n**课程：** [第 02 课](../../notebooks/zh/02_chunks_to_lines.ipynb)"
+        "# 练习 1 · 加倍\n\n**对应：** [第 02 课](../../notebooks/zh/02_chunks_to_lines.ipynb)"
         " · **难度：** ★☆☆ · **时长：** 约 5 分钟。",
         "# 把 x 乘以 2。",
         "为什么要加倍？",

@@ -14,7 +14,7 @@ import json
 from functools import partial
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import streaming_lib
@@ -457,6 +457,45 @@ def test_the_fast_parser_gives_the_changes_snapshots_and_errors_of_the_plain_one
     assert parsed(FastPartialJSONParser, fragments) == parsed(PartialJSONParser, fragments)
 
 
+# Nested values of every kind, written as JSON with and without spaces.
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.sampled_from("abc"), children, max_size=3)
+    ),
+    max_leaves=25,
+)
+
+
+@given(st.data(), json_values, st.booleans(), st.booleans())
+def test_fast_snapshots_equal_the_plain_ones_and_stay_as_taken(data, value, compact, trailing):
+    text = json.dumps(value, separators=(",", ":") if compact else None)
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=12)))
+    bounds = [0, *cuts, len(text)]
+    fast_one, plain, taken = FastPartialJSONParser(), PartialJSONParser(), []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        if b > a:
+            fast_one.feed(text[a:b])
+            plain.feed(text[a:b])
+            try:
+                snapshot = fast_one.snapshot(trailing)
+            except PartialJSONError:
+                with pytest.raises(PartialJSONError):
+                    plain.snapshot(trailing)
+                continue
+            assert snapshot == plain.snapshot(trailing)
+            taken.append((snapshot, json.dumps(snapshot)))
+    # A value that ends is shared by the snapshots after it, but what grows later
+    # never shows in a snapshot taken before.
+    assert [json.dumps(snapshot) for snapshot, _ in taken] == [then for _, then in taken]
+    assert fast_one.snapshot() == value
+
+
 @given(st.data(), json_texts)
 def test_fast_read_string_stops_where_the_plain_one_does_with_the_same_text(data, text):
     pos = data.draw(st.integers(0, len(text)))
@@ -518,3 +557,119 @@ def loaded(load, text, **options):  # -> the value's repr (-0.0, nan) or the err
 def test_fast_load_json_gives_the_values_and_errors_of_events_load_json(text, surrogates, nan):
     options = {"lone_surrogates": surrogates, "allow_nan": nan}
     assert loaded(fast.load_json, text, **options) == loaded(events.load_json, text, **options)
+
+
+# -- MessageAccumulator.feed_each against feed, event by event -----------------------
+
+# Events of every kind the accumulator's fast path could meet, good and bad: pieces
+# with a lone surrogate (a gateway cut a character's UTF-16 pair), indices that are
+# not ints, deltas to blocks of the other type, to stopped or unknown blocks.
+PIECE_VALUES = ["ab", "", "é→", "\ud83d", "\ude00", "\ud83d\ude00", '{"a": ', "1}", 7, None]
+DELTA_KINDS = [
+    ("text_delta", "text"),
+    ("thinking_delta", "thinking"),
+    ("input_json_delta", "partial_json"),
+]
+delta_events = st.builds(
+    lambda index, kind, piece: {
+        "type": "content_block_delta",
+        "index": index,
+        "delta": {"type": kind[0], kind[1]: piece},
+    },
+    st.sampled_from([0, 0, 0, 1, 1, 2, True, "1"]),
+    st.sampled_from(DELTA_KINDS),
+    st.sampled_from(PIECE_VALUES),
+)
+OTHER_EVENTS = [
+    {"type": "message_start", "message": {"id": "m", "content": []}},
+    {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    {"type": "content_block_start", "index": 1, "content_block": {"type": "thinking"}},
+    {"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "t"}},
+    {"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "id": "u"}},
+    {
+        "type": "content_block_start",
+        "index": 2,
+        "content_block": {"type": "text", "text": "\ude00"},
+    },
+    {"type": "content_block_stop", "index": 0},
+    {"type": "content_block_stop", "index": 1},
+    {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}},
+    {"type": "message_stop"},
+    {"type": "ping"},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "other_delta"}},
+    {"type": "content_block_delta", "index": 0, "delta": "text"},
+    {"type": "content_block_delta", "index": 0},
+    {"type": "something_new"},
+    ["not", "an", "object"],
+]
+START = OTHER_EVENTS[:3]
+api_event_lists = st.lists(
+    st.one_of(delta_events, delta_events, st.sampled_from(OTHER_EVENTS)), max_size=40
+).map(lambda events: [*START, *events])
+
+
+def state_of(acc):  # what a reader of the accumulator sees, and what a preview reads
+    return (
+        acc.event_number,
+        acc.text_added,
+        acc.complete,
+        sorted(acc.stopped),
+        acc.input_changes,
+        acc.snapshot(),
+    )
+
+
+def fed(feed, event):  # -> the error raised (its kind, text, event number, partial) or None
+    try:
+        feed(event)
+        error = None
+    except StreamError as caught:
+        error = (type(caught).__name__, str(caught), caught.event_number, caught.partial)
+    return error
+
+
+def text_delta(index, text):
+    delta = {"type": "text_delta", "text": text}
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+@given(api_event_lists)
+# A high surrogate held from the last piece: the next one, plain as it is, is mended.
+@example([*START, text_delta(0, "x"), text_delta(0, "\ud83d"), text_delta(0, "ab")])
+# A piece for a block that stopped is refused, though its parts list is still there.
+@example([*START, text_delta(0, "x"), OTHER_EVENTS[6], text_delta(0, "ab")])
+# After message_stop, nothing more.
+@example([*START, text_delta(0, "x"), OTHER_EVENTS[9], text_delta(0, "ab")])
+def test_feed_each_leaves_the_accumulator_as_feed_does_after_every_event(events_in):
+    plain, fast_one = streaming_lib.MessageAccumulator(), streaming_lib.MessageAccumulator()
+    for event in events_in:
+        error = fed(plain.feed, event)
+        assert fed(lambda e: fast_one.feed_each([e]), event) == error
+        assert state_of(fast_one) == state_of(plain)
+        if error:
+            break
+
+
+@given(api_event_lists)
+def test_feed_each_over_a_list_stops_at_message_stop_and_keeps_every_event_read(events_in):
+    plain, fast_one = streaming_lib.MessageAccumulator(), streaming_lib.MessageAccumulator()
+    kept: list = []
+    read = 0
+    try:
+        for read, event in enumerate(events_in, 1):  # noqa: B007
+            plain.feed(event)
+            if plain.complete:
+                break
+        plain_error = None
+    except StreamError as caught:
+        plain_error = (type(caught).__name__, str(caught))
+    try:
+        stopped = fast_one.feed_each(events_in, kept.append)
+        fast_error = None
+    except StreamError as caught:
+        stopped, fast_error = None, (type(caught).__name__, str(caught))
+    assert fast_error == plain_error
+    assert kept == events_in[:read]
+    assert state_of(fast_one) == state_of(plain)
+    if fast_error is None:
+        assert stopped is plain.complete

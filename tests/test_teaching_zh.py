@@ -22,7 +22,11 @@ SECTIONS = {
     "Review answers": "复习题答案",
 }
 # Code spans of the English notes that are English words on purpose, and their Chinese form.
-SAID_IN_CHINESE = {"step k / 19": "第 k / 19 步", "line(raw, its offset)": "line(raw, 它的偏移量)"}
+SAID_IN_CHINESE = {
+    "step k / 19": "第 k / 19 步",
+    "line(raw, its offset)": "line(raw, 它的偏移量)",
+    "kept:": "保留:",  # what the Chinese lesson prints
+}
 
 notes = pytest.mark.parametrize("english", NOTES, ids=[path.stem for path in NOTES])
 

@@ -12,7 +12,7 @@ check is a cell tagged `check`; its first line names it, `# Check N: what it
 checks` (in the Chinese edition `# 检查 N：它检查什么`, named "检查 N"). A check
 passes when its cell runs without raising. The table says, for
 each exercise, the lesson it practises (from the `**Lesson:** [notebook 02](...)` label
-at the top of the notebook; `**课程：** [第 02 课](...)` in Chinese), the checks
+at the top of the notebook; `**对应：** [第 02 课](...)` in Chinese), the checks
 passed of all its checks, and the first failure: the check (or, when the
 learner's own cell raised first, that cell) and the first line of its message.
 
@@ -61,9 +61,10 @@ MESSAGE_WIDTH = 72  # characters of the first failure shown in the table
 # (a full-width colon).
 CHECK_LINE = re.compile(r"^# (?P<name>(?:Check|检查) \d+)\s*[:：]\s*(?P<what>.*)$")
 # In the exercise's first cell: "**Lesson:** [notebook 02](../notebooks/02_chunks_to_lines.ipynb)",
-# in Chinese "**课程：** [第 02 课](...)".
-# (Before the renumbering the label was "**Practises:** [02 · From network chunks to lines](...)".)
-LESSON = re.compile(r"\*\*(?:Lesson|Practises|课程)[:：]\*\*\s*\[(?P<lesson>[^\]]+)\]")
+# in Chinese "**对应：** [第 02 课](...)".
+# (Before the renumbering the label was "**Practises:** [02 · From network chunks to lines](...)";
+# a Chinese copy made before the terminology pass says 课程 where it now says 对应.)
+LESSON = re.compile(r"\*\*(?:Lesson|Practises|对应|课程)[:：]\*\*\s*\[(?P<lesson>[^\]]+)\]")
 PRACTISES = LESSON  # the old name
 EXERCISE_NAME = re.compile(r"^\d\d_\w+\.ipynb$")  # "01_line_splitter.ipynb"; not "...-Copy1.ipynb"
 
@@ -99,7 +100,7 @@ def lesson(notebook: nbformat.NotebookNode) -> str:
     >>> label = "**Lesson:** [notebook 02](../notebooks/02_chunks_to_lines.ipynb) · **Time:** ..."
     >>> lesson(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(label)]))
     'notebook 02'
-    >>> zh = "**课程：** [第 02 课](../../notebooks/zh/02_chunks_to_lines.ipynb) · **难度：** ★☆☆"
+    >>> zh = "**对应：** [第 02 课](../../notebooks/zh/02_chunks_to_lines.ipynb) · **难度：** ★☆☆"
     >>> lesson(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(zh)]))
     '第 02 课'
     """
