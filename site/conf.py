@@ -76,6 +76,7 @@ html_title = "streaming-course"
 html_short_title = "streaming-course"
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
+html_favicon = "_static/favicon.svg"  # else each page's request for /favicon.ico fails
 html_additional_pages = {"index": "home.html"}  # index.html leads to the README
 html_copy_source = False
 html_show_sourcelink = False
@@ -87,6 +88,9 @@ html_theme_options = {
     # one language to the other: the sidebar of each edition is the way through instead.
     "show_prev_next": False,
 }
+# The reader's system setting until they choose (the theme's default is empty, which its
+# script reports on every page as an invalid mode).
+html_context = {"default_mode": "auto"}
 
 # -- the two editions ---------------------------------------------------------------
 

@@ -8,22 +8,31 @@ serve [--fixture F] [--port P] [--pace SECONDS]
                                         replay a stream as a local Messages API (lab/server.py)
 record --out FILE [--model M]           save a real API stream (needs ANTHROPIC_API_KEY;
                                         lab/record.py)
-progress [NN ...] [--dir DIR] [--lang zh]
+progress [NN ...] [--dir DIR] [--lang zh] [--json]
                                         run the exercises' checks; one row per exercise
-                                        (tools/progress.py); --lang zh: exercises/zh/, in Chinese
+                                        (tools/progress.py); --lang zh: exercises/zh/, in Chinese;
+                                        --json: the same as one JSON object
 chat [--port P] [--fixture F] [--pace SECONDS] [--host H] [--lang zh]
                                         the chat page and its relay, on 127.0.0.1 (chat/);
                                         --lang zh: the page in Chinese
-my-client [--dir DIR] [--reference] [--summary] [--lang zh]
+my-client [--dir DIR] [--reference] [--summary] [--lang zh] [--json]
                                         your own client (my_client/) stage by stage on every
                                         fixture at chunk sizes 1, 7 and whole, against the
                                         library and the SDK (tools/my_client/chain.py); exit 1
-                                        below all, with --summary too
-my-client --live [--dir DIR] [--reference] [--summary] [--base-url URL]
+                                        below all, with --summary too; --json: the report as
+                                        one JSON object
+my-client --live [--dir DIR] [--reference] [--summary] [--base-url URL] [--json]
                                         your client.py over a socket, against the replay
                                         server's faults, the SDK beside it
                                         (tools/my_client/live.py); --base-url URL: one real
                                         request with your client (key: ANTHROPIC_API_KEY)
+class-link --hub URL [--repo URL] [--branch B] [--lesson NN] [--lang zh]
+                                        the nbgitpuller link that pulls the course into each
+                                        learner's home on a JupyterHub (tools/classroom.py)
+class-report HOMES_DIR [--out DIR] [--lang zh] [--timeout SECONDS]
+                                        one row per learner's home: lessons done, exercises
+                                        passing, my-client N of M, first failing stage; CSV
+                                        and HTML (tools/class_report.py)
 """
 
 from __future__ import annotations
@@ -151,6 +160,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the edition: zh runs the Chinese exercises (exercises/zh/) and prints the table "
         "in Chinese (default: en, or zh when --dir is a folder named zh)",
     )
+    progress.add_argument(
+        "--json",
+        action="store_true",
+        help="print the results as one JSON object (for class-report and scripts)",
+    )
 
     chat = commands.add_parser("chat", help="serve the chat page and its relay on 127.0.0.1")
     chat.add_argument(
@@ -187,7 +201,74 @@ def build_parser() -> argparse.ArgumentParser:
         "page's URL chooses too",
     )
     add_my_client(commands)
+    add_classroom(commands)
     return parser
+
+
+def add_classroom(commands: argparse._SubParsersAction) -> None:
+    link = commands.add_parser(
+        "class-link", help="the nbgitpuller link: the course into every home on a hub"
+    )
+    link.add_argument(
+        "--hub",
+        required=True,
+        metavar="URL",
+        help="the JupyterHub's address, e.g. https://hub.example.edu",
+    )
+    link.add_argument(
+        "--repo",
+        default=None,
+        metavar="URL",
+        help="the course's git repository (default: this clone's origin remote)",
+    )
+    link.add_argument(
+        "--branch",
+        default=None,
+        metavar="B",
+        help="the branch to pull (default: the repository's default branch)",
+    )
+    link.add_argument(
+        "--lesson", default="00", metavar="NN", help="the lesson to open (default: 00)"
+    )
+    link.add_argument(
+        "--lang",
+        choices=languages(),
+        default=None,
+        help="the edition whose lesson opens (default: en)",
+    )
+    report = commands.add_parser(
+        "class-report", help="one row per learner's home: how far each is (CSV and HTML)"
+    )
+    report.add_argument(
+        "homes", type=Path, metavar="HOMES_DIR", help="a folder with one folder per learner"
+    )
+    report.add_argument(
+        "--out",
+        type=Path,
+        default=Path("class-report"),
+        metavar="DIR",
+        help="where to write class-report.csv and class-report.html (default: class-report/)",
+    )
+    report.add_argument(
+        "--lang",
+        choices=languages(),
+        default=None,
+        help="the language of the table (default: en, or $STREAMING_LIB_LANG)",
+    )
+    report.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="the time limit of one learner's checks (default: 600)",
+    )
+    report.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="learners checked at a time (default: half the CPUs)",
+    )
 
 
 def add_my_client(commands: argparse._SubParsersAction) -> None:
@@ -229,6 +310,12 @@ def add_my_client(commands: argparse._SubParsersAction) -> None:
         help="with --live: send one real request with your client.py to URL "
         "(the key from ANTHROPIC_API_KEY), e.g. https://api.anthropic.com",
     )
+    my_client.add_argument(
+        "--json",
+        action="store_true",
+        help="print the report as one JSON object (for class-report and scripts); "
+        "the exit status is as without it",
+    )
 
 
 def run_my_client(args: argparse.Namespace) -> int:
@@ -248,8 +335,16 @@ def run_my_client(args: argparse.Namespace) -> int:
         from .tools.my_client import live
 
         if args.base_url:
+            if args.json:
+                refuse("my-client", _("--json does not go with --base-url"))
             return live.one_request(args.base_url, where, reference=args.reference)
+        if args.json:
+            return live.run_json(where, reference=args.reference)
         return live.run(where, reference=args.reference, summary_only=args.summary)
+    if args.json:
+        from .tools.my_client.chain import run_json
+
+        return run_json(where, reference=args.reference)
     return run(where, reference=args.reference, summary_only=args.summary)
 
 
@@ -334,10 +429,44 @@ def run_command(args: argparse.Namespace) -> int:
             results = run_progress(folder, args.names, lang)
         except ValueError as error:
             refuse("progress", error)
-        print(table(results, lang))
+        if args.json:
+            from .tools.progress import as_json
+
+            print(as_json(results))
+        else:
+            print(table(results, lang))
         return 0
     if args.command == "my-client":
         return run_my_client(args)
+    if args.command == "class-link":
+        from .tools.classroom import BadLink, NoOrigin, class_link
+
+        try:
+            print(class_link(args.hub, args.repo, args.branch, args.lesson, args.lang or "en"))
+        except (BadLink, NoOrigin) as error:
+            refuse("class-link", error)
+        return 0
+    if args.command == "class-report":
+        from .tools import class_report
+
+        if args.timeout is not None and args.timeout <= 0:
+            build_parser().error("--timeout must be more than 0")
+        if args.jobs is not None and args.jobs < 1:
+            build_parser().error("--jobs must be at least 1")
+        try:
+            rows = class_report.run(
+                args.homes,
+                args.out,
+                lang=current_language(),
+                timeout=args.timeout or class_report.TIMEOUT,
+                jobs=args.jobs,
+            )
+        except class_report.NotHomes as error:
+            refuse("class-report", error)
+        for name in (class_report.CSV_NAME, class_report.HTML_NAME):
+            print(args.out / name)
+        print(_("{count} learners", count=len(rows)))
+        return 0
     return 2
 
 

@@ -319,6 +319,10 @@ class MessageAccumulator:
         without re-parsing; `trailing_strings=True` keeps an unfinished string
         (a file being written). Raises `PartialJSONError` while there is no
         value yet or when the text is not JSON.
+
+        Its cost is that of the containers still open (`fast.FastPartialJSONParser`),
+        so it can be read after every fragment: the lists and dicts that have
+        ended are shared by the snapshots that follow. Show it; never change it.
         """
         return self.input_parsers[index].snapshot(trailing_strings)
 
@@ -340,7 +344,8 @@ class MessageAccumulator:
                     value = self.input_parsers[index].snapshot()
                 except PartialJSONError:
                     continue  # no value yet, or not JSON: keep the start's `{}`
-                block["input"] = {} if value is None else value
+                # A copy of its own: the parser's snapshots share what has ended.
+                block["input"] = {} if value is None else copy.deepcopy(value)
         return message
 
     def fill_partial(self, error: StreamError) -> None:

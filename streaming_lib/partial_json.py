@@ -227,7 +227,8 @@ class PartialJSONParser:
     def snapshot(self, trailing_strings: bool = False) -> Any:
         """The value so far, equal to ``parse_partial_json(all_text_fed, ...)``.
 
-        A fresh deep copy each time: O(size of the value), no re-parsing.  Raises
+        A fresh deep copy each time: O(size of the value), no re-parsing (the fast
+        parser, `fast.FastPartialJSONParser`, copies only the containers still open).  Raises
         ``PartialJSONError`` (offset ``position``) while the top level has no value.
         """
         if self.error:
@@ -248,13 +249,18 @@ class PartialJSONParser:
             return pending
         if type(self._root) not in (list, dict):
             return self._root
-        copy, top = _copy_tree(self._root, self._stack[-1] if self._stack else None)
+        copy, top = self._copy_value()
         if pending is not _NOTHING:
             if type(top) is list:
                 top.append(pending)
             else:
                 top[self._keys[-1]] = pending
         return copy
+
+    def _copy_value(self) -> tuple[Any, Any]:
+        """A deep copy of the value so far (a list or dict), and the copy of its
+        innermost open container (None once the value is complete)."""
+        return _copy_tree(self._root, self._stack[-1] if self._stack else None)
 
     # Helpers that put a finished value in place and report it.
 

@@ -457,6 +457,45 @@ def test_the_fast_parser_gives_the_changes_snapshots_and_errors_of_the_plain_one
     assert parsed(FastPartialJSONParser, fragments) == parsed(PartialJSONParser, fragments)
 
 
+# Nested values of every kind, written as JSON with and without spaces.
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.sampled_from("abc"), children, max_size=3)
+    ),
+    max_leaves=25,
+)
+
+
+@given(st.data(), json_values, st.booleans(), st.booleans())
+def test_fast_snapshots_equal_the_plain_ones_and_stay_as_taken(data, value, compact, trailing):
+    text = json.dumps(value, separators=(",", ":") if compact else None)
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=12)))
+    bounds = [0, *cuts, len(text)]
+    fast_one, plain, taken = FastPartialJSONParser(), PartialJSONParser(), []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        if b > a:
+            fast_one.feed(text[a:b])
+            plain.feed(text[a:b])
+            try:
+                snapshot = fast_one.snapshot(trailing)
+            except PartialJSONError:
+                with pytest.raises(PartialJSONError):
+                    plain.snapshot(trailing)
+                continue
+            assert snapshot == plain.snapshot(trailing)
+            taken.append((snapshot, json.dumps(snapshot)))
+    # A value that ends is shared by the snapshots after it, but what grows later
+    # never shows in a snapshot taken before.
+    assert [json.dumps(snapshot) for snapshot, _ in taken] == [then for _, then in taken]
+    assert fast_one.snapshot() == value
+
+
 @given(st.data(), json_texts)
 def test_fast_read_string_stops_where_the_plain_one_does_with_the_same_text(data, text):
     pos = data.draw(st.integers(0, len(text)))
@@ -566,9 +605,7 @@ OTHER_EVENTS = [
 START = OTHER_EVENTS[:3]
 api_event_lists = st.lists(
     st.one_of(delta_events, delta_events, st.sampled_from(OTHER_EVENTS)), max_size=40
-).map(
-    lambda events: [*START, *events]
-)
+).map(lambda events: [*START, *events])
 
 
 def state_of(acc):  # what a reader of the accumulator sees, and what a preview reads

@@ -33,6 +33,7 @@ not finished count as failing.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import subprocess
@@ -319,3 +320,44 @@ def run(folder: Path = EXERCISES_DIR, names: Sequence[str] = (), lang: str = "en
         result(path.stem, notebook, stopped, lang)
         for path, (notebook, stopped) in zip(paths, executed, strict=True)
     ]
+
+
+def lesson_number(label: str) -> str:
+    """The two digits of a lesson label ("notebook 02", "第 02 课"): "02"; "" if none.
+
+    >>> lesson_number("notebook 02"), lesson_number("第 02 课"), lesson_number("")
+    ('02', '02', '')
+    """
+    match = re.search(r"\d\d", label)
+    return match[0] if match else ""
+
+
+def as_json(results: list[Result]) -> str:
+    """The results as one JSON object (str), for `progress --json` and `class-report`:
+
+        {"exercises": [{"name": "01_line_splitter", "lesson": "02", "passed": 3, "total": 5,
+                        "failure": "Check 4: ...", "failed_check": "Check 4: ..."}, ...],
+         "done": 1, "count": 6, "passed": 20, "total": 31}
+
+    `lesson` is the practised lesson's number ("" when the exercise names none); `done` the
+    exercises passing all their checks. Sorted keys, so the same answers give the same text.
+    """
+    exercises = [
+        {
+            "name": r.name,
+            "lesson": lesson_number(r.lesson),
+            "passed": r.passed,
+            "total": r.total,
+            "failure": r.failure,
+            "failed_check": r.failed_check,
+        }
+        for r in results
+    ]
+    summary = {
+        "exercises": exercises,
+        "done": sum(r.passed == r.total for r in results),
+        "count": len(results),
+        "passed": sum(r.passed for r in results),
+        "total": sum(r.total for r in results),
+    }
+    return json.dumps(summary, ensure_ascii=False, sort_keys=True, indent=1)

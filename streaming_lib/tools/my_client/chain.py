@@ -36,7 +36,9 @@ its lesson's checks, with `--summary` too (`make progress` ignores it: a report)
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -446,3 +448,54 @@ def run(
     else:
         print(table(results, next_step=step, stages=stages))
     return 0 if all(all(row.matches) for row in results) and not failed else 1
+
+
+def first_failing(results: list[Row], failed: dict[str, str]) -> str | None:
+    """The first stage, in lesson order, that fails a fixture or its lesson's checks
+    ("sse", "lines", "accumulator", "tool_input" or "verdict"); None when none does."""
+    for name in IN_LESSON_ORDER:
+        if name in failed or any(row.stage == name and row.difference for row in results):
+            return name
+    return None
+
+
+def report(where: Path | None = None, *, reference: bool = False) -> dict[str, Any]:
+    """The report of `run` as data (JSON-ready): `fixtures` (one entry per fixture: its
+    name, `matches` by chunk size "1", "7", "whole", the first `difference` and its `stage`),
+    `passed` of `count` fixtures, `stages_passed` of `stages_checked` stages passing their
+    lesson's checks, `failing_stages` (stage -> its first failed check), `first_failing_stage`
+    and its `lesson` ("01" to "04"; null when none), and `next` (what to do next, or null).
+    Anything the learner's code prints on the way goes to stderr, never into the report."""
+    source = REFERENCE if reference else where
+    with contextlib.redirect_stdout(sys.stderr):
+        results = rows(source)
+        failed = dict(checked_stages(source))
+    step = next_step(results, failed)
+    first = first_failing(results, failed)
+    sizes = ["whole" if size is None else str(size) for size in CHUNK_SIZES]
+    return {
+        "fixtures": [
+            {
+                "fixture": row.fixture,
+                "matches": dict(zip(sizes, row.matches, strict=True)),
+                "difference": str(row.difference),
+                "stage": row.stage,
+            }
+            for row in results
+        ],
+        "passed": sum(all(row.matches) for row in results),
+        "count": len(results),
+        "stages_passed": len(LESSONS) - len(failed),
+        "stages_checked": len(LESSONS),
+        "failing_stages": {name: str(failure) for name, failure in failed.items()},
+        "first_failing_stage": first,
+        "lesson": LESSONS[first] if first else None,
+        "next": str(step) if step else None,
+    }
+
+
+def run_json(where: Path | None = None, *, reference: bool = False) -> int:
+    """`my-client --json`: print `report` as one JSON object; the exit status of `run`."""
+    found = report(where, reference=reference)
+    print(json.dumps(found, ensure_ascii=False, sort_keys=True, indent=1))
+    return 0 if found["passed"] == found["count"] and not found["failing_stages"] else 1

@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -246,12 +248,20 @@ def summary(results: list[Row]) -> str:
             count=len(results),
         )
     )
+    if step := next_step(results):
+        line += "\n" + str(_("Next: {what}.", what=step))
+    return line
+
+
+def next_step(results: list[Row]) -> str | None:
+    """What to write or fix first (a function still a stub, a file that does not load, else
+    the first row that does not behave), or None when every row behaves."""
     to_do = [row.next for row in results if row.next and not row.same]
     if to_do:
-        line += "\n" + str(_("Next: {what}.", what=to_do[0]))
-    elif differs := [row for row in results if not row.same]:  # answers, but not yet right
-        line += "\n" + str(_("Next: {what}.", what=_fix(differs[0])))
-    return line
+        return str(to_do[0])
+    if differs := [row for row in results if not row.same]:  # answers, but not yet right
+        return _fix(differs[0])
+    return None
 
 
 def _fix(row: Row) -> str:
@@ -299,6 +309,38 @@ def run(where: Path | None = None, *, reference: bool = False, summary_only: boo
     results = rows(REFERENCE if reference else where, quiet=summary_only)
     print(summary(results) if summary_only else table(results))
     return 0 if all(row.same for row in results) else 1
+
+
+def report(where: Path | None = None, *, reference: bool = False) -> dict[str, Any]:
+    """The report of `run` as data (JSON-ready): `scenarios` (one entry per row: its `name`,
+    the `sdk`'s outcome, `mine`, whether it behaves the `same`, the course's `note`, and
+    `next`), `passed` of `count`, and `next` (what to write or fix first, or null). What the
+    learner's code prints on the way goes to stderr, never into the report."""
+    with contextlib.redirect_stdout(sys.stderr):
+        results = rows(REFERENCE if reference else where, quiet=True)
+    return {
+        "scenarios": [
+            {
+                "name": str(row.name),
+                "sdk": str(row.sdk),
+                "mine": str(row.mine),
+                "same": row.same,
+                "note": str(row.note),
+                "next": str(row.next),
+            }
+            for row in results
+        ],
+        "passed": sum(row.same for row in results),
+        "count": len(results),
+        "next": next_step(results),
+    }
+
+
+def run_json(where: Path | None = None, *, reference: bool = False) -> int:
+    """`my-client --live --json`: print `report` as one JSON object; the status of `run`."""
+    found = report(where, reference=reference)
+    print(json.dumps(found, ensure_ascii=False, sort_keys=True, indent=1))
+    return 0 if found["passed"] == found["count"] else 1
 
 
 def below_m(where: Path, capsys: Any = None) -> str | None:
