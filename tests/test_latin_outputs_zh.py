@@ -332,10 +332,7 @@ def test_a_source_listing_and_a_line_ipython_writes_are_the_only_outputs_left_ou
 
 # Lines the Chinese solutions still print in English, translated in their own files
 # (i18n/zh/solutions/): strict, so the mark must go as soon as they are Chinese.
-NOT_YET = {
-    "solutions/zh/04_live_preview.ipynb": "cell check-schema prints 'never executable: ...'",
-    "solutions/zh/06_usage_accounting.ipynb": "cell check-conversation's table header",
-}
+NOT_YET: dict[str, str] = {}  # notebook -> why its outputs still hold English (none now)
 
 
 def chinese_notebooks():
