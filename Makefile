@@ -92,8 +92,8 @@ bench: $(BIN)/.installed
 notebooks: $(BIN)/.installed
 	$(BIN)/python scripts/execute_notebooks.py
 
-# The lessons as reveal.js slide decks in build/slides/ and build/slides/zh/; offline once
-# scripts/slides.py vendor has fetched what they load into build/slides/vendor, else from CDNs.
+# The lessons as reveal.js slide decks in build/slides/ and build/slides/zh/, for offline use:
+# what they load is fetched once (npm) into build/slides/vendor first; without npm it stops.
 slides: $(BIN)/.installed
 	$(BIN)/python scripts/slides.py build
 

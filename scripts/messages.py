@@ -37,8 +37,8 @@ PACKAGE = ROOT / "streaming_lib"
 LOCALE = PACKAGE / "locale"
 DOMAIN = "streaming_lib"
 TEMPLATE = LOCALE / f"{DOMAIN}.pot"
-# `_(english, **fields)` and `word(key, english)`: the key is the message's context.
-KEYWORDS = {"_": None, "word": ((1, "c"), 2)}
+# `_(english, **fields)`, `N_(english)` and `word(key, english)`: the key is the message's context.
+KEYWORDS = {"_": None, "N_": None, "word": ((1, "c"), 2)}
 METHOD_MAP = [("**.py", "python")]
 # Fixed, so that the files change only when their messages do.
 DATE = datetime(2026, 1, 1)

@@ -1,6 +1,7 @@
 """Take the course's screenshots again, in Debian's chromium (/usr/bin/chromium), by playwright.
 
     notebooks/images/chat.png                  the chat page after its answer (notebook 07)
+    notebooks/images/chat-zh.png               the same in Chinese (?lang=zh), for lesson 07 in zh
     teaching/screenshots/chat-mid-stream.png   the chat page while the tool input streams
     teaching/screenshots/stepper-step87-light.png, stepper-step87-dark.png
                                                lesson 02's stepper at step 87 (7-byte chunks),
@@ -28,6 +29,7 @@ from streaming_lib.tools.stepper import StreamStepper
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOK_CHAT = REPO / "notebooks" / "images" / "chat.png"
+NOTEBOOK_CHAT_ZH = REPO / "notebooks" / "images" / "chat-zh.png"
 SHOTS = REPO / "teaching" / "screenshots"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -79,15 +81,20 @@ def main() -> None:
             )
             save(page.locator("main"), SHOTS / "chat-mid-stream.png")
             page.close()
-        with ChatServer("fixture", pace=0.02, environ={}) as chat:
-            page = browser.new_page(viewport={"width": 820, "height": 700})
-            page.goto(chat.url + "/")
-            page.get_by_role("button", name="Send").click()
-            expect(page.locator("#status")).to_have_text(
-                "done: stop_reason tool_use", timeout=15_000
-            )
-            save(page.locator("main"), NOTEBOOK_CHAT)
-            page.close()
+        # The answer, then the same in Chinese: (query, the Send button, the status at the end).
+        done = {
+            "": ("Send", "done: stop_reason tool_use"),
+            "?lang=zh": ("发送", "完成：stop_reason 为 tool_use"),
+        }
+        for query, path in (("", NOTEBOOK_CHAT), ("?lang=zh", NOTEBOOK_CHAT_ZH)):
+            send, status = done[query]
+            with ChatServer("fixture", pace=0.02, environ={}) as chat:
+                page = browser.new_page(viewport={"width": 820, "height": 700})
+                page.goto(chat.url + "/" + query)
+                page.get_by_role("button", name=send).click()
+                expect(page.locator("#status")).to_have_text(status, timeout=15_000)
+                save(page.locator("main"), path)
+                page.close()
         browser.close()
 
 

@@ -13,11 +13,13 @@ edge, the stepper's panels as on the page). The English decks come from
 `notebooks/`, the Chinese ones from `notebooks/zh/` into `build/slides/zh/`.
 
 Everything a deck loads (reveal.js, jQuery, RequireJS, MathJax, mermaid) is
-fetched once by `vendor` with `npm pack` into `build/slides/vendor`, at pinned
-versions (VENDORED; about 145 MB unpacked). When that folder holds them,
-`build` points the decks at it and they open offline, fetching nothing;
-without it they load the same libraries from CDNs (`--vendor DIR` names
-another folder of local copies).
+fetched once with `npm pack` into `build/slides/vendor`, at pinned versions
+(VENDORED; about 145 MB unpacked), by `vendor` or by the first `build` that
+lacks them, before it writes any deck; the decks point at that folder and open
+offline, fetching nothing. Without npm (or its registry) `build` stops at
+once and says so, rather than write decks that need the internet; `--cdn`
+asks for such decks on purpose, and `--vendor DIR` names another folder of
+local copies.
 
 Which cell starts a slide is metadata in the notebooks (`slideshow.slide_type`),
 set by `mark` from the lesson's structure, so a deck follows the lesson:
@@ -32,10 +34,13 @@ set by `mark` from the lesson's structure, so a deck follows the lesson:
       answer
     anything else            on the slide before it ("-")
 
-Two more rules apply when a deck is built (`for_slides`), so the notebooks stay
+More rules apply when a deck is built (`for_slides`), so the notebooks stay
 as they are: a markdown cell is cut before each heading that follows text in
 it (the answer to the last section stays on that section's slide, and the
-heading starts its own), and the stepper gets a slide of its own.
+heading starts its own), the stepper gets a slide of its own, and the set-up
+cell is left out. When a deck opens, every slide taller than the screen is cut
+where it overflows (`slides_template/fit.js`): what does not fit moves to a
+slide below, and the slide it left shows ▼ at its foot.
 """
 
 from __future__ import annotations
@@ -183,8 +188,13 @@ def for_slides(
       stays on the slide before, the heading starts a slide;
     - a cell whose output is the stepper starts a slide below the one before it, and the
       cell after it starts another, so the stepper is alone on its slide, top at the top;
+    - the lesson's set-up (its first code cell, when it starts with imports) is left out
+      ("skip"), so the title slide holds the title and the goals;
     - with `folder` (the notebook's), the images its markdown shows from files are put
       inside the deck (`embed_images`).
+
+    What is still taller than the screen is cut when the deck opens (fit.js in the template:
+    it measures each slide as drawn).
     """
     cut = copy.deepcopy(notebook)
     cells: list[nbformat.NotebookNode] = []
@@ -208,6 +218,9 @@ def for_slides(
         joins = cell.metadata.get("slideshow", {}).get("slide_type", "-") in ("-", "fragment")
         if beside_stepper and joins:  # starts a slide below the one before
             cell.metadata["slideshow"] = {"slide_type": "subslide"}
+    setup = next((cell for cell in cells if cell.cell_type == "code"), None)
+    if setup is not None and setup.source.startswith(("%", "import ", "from ")):
+        setup.metadata["slideshow"] = {"slide_type": "skip"}
     cut.cells = cells
     return cut
 
@@ -304,11 +317,40 @@ def fetch_vendor(target: Path = VENDOR) -> Path:
     return target
 
 
+def local_copies(target: Path = VENDOR) -> Path:
+    """`target`, holding everything VENDORED (fetched now with npm if it lacks any); exits
+    with what to do if npm is missing or fails, so that no deck is written that needs the
+    internet."""
+    if not missing_from(target):
+        return target
+    if shutil.which("npm") is None:
+        raise SystemExit(
+            f"slides: the decks load reveal.js & co from {target}, which lacks "
+            f"{', '.join(missing_from(target))}, and npm (which fetches them) is not "
+            "installed: install npm (apt-get install npm), or build with --cdn for decks "
+            "that need the internet"
+        )
+    print(f"slides: fetching {', '.join(missing_from(target))} into {target} (npm), once")
+    try:
+        return fetch_vendor(target)
+    except (subprocess.CalledProcessError, OSError) as error:
+        raise SystemExit(
+            f"slides: could not fetch reveal.js & co with npm ({error}): with the npm registry "
+            "in reach run python scripts/slides.py vendor, or build with --cdn for decks "
+            "that need the internet"
+        ) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["build", "mark", "vendor"])
     parser.add_argument(
         "--vendor", type=Path, help="build: the local copies (default: build/slides/vendor)"
+    )
+    parser.add_argument(
+        "--cdn",
+        action="store_true",
+        help="build: decks that load reveal.js & co from CDNs (they need the internet)",
     )
     parser.add_argument("--edition", choices=list(EDITIONS), help="build: only this edition")
     parser.add_argument("lessons", nargs="*", help="build: only these (name prefixes: 01 04)")
@@ -319,16 +361,11 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "vendor":
         print(f"{fetch_vendor()} holds {', '.join(f'{n} {v}' for n, v in VENDORED.items())}")
     else:
-        vendor = args.vendor
-        if vendor is None and not missing_from(VENDOR):
-            vendor = VENDOR
+        vendor = None if args.cdn else (args.vendor or local_copies(VENDOR))
         editions = (args.edition,) if args.edition else tuple(EDITIONS)
         build(vendor, only=args.lessons or None, editions=editions)
         if vendor is None:
-            print(
-                "These decks load reveal.js & co from CDNs: for decks that open offline, "
-                "run python scripts/slides.py vendor (npm), then build again."
-            )
+            print("These decks load reveal.js & co from CDNs: they need the internet.")
     return 0
 
 

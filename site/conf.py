@@ -8,8 +8,12 @@ Notebooks are shown with their stored outputs, never executed here: the stepper'
 its static page (a slider with its own script), so it works with no kernel and no CDN.
 
 Both editions are one site: each page links to its twin in the other language (`twin`), and
-the sidebar lists the pages of the page's own edition (`SECTIONS`). Lessons 01–04 and the
-exercises link to the same notebook in JupyterLite (`lite/`, built by `make lite`). Code spans
+the sidebar lists the pages of the page's own edition (`SECTIONS`). Sphinx has one `language`
+per build (English here), so a Chinese page's chrome ("Search", the page's contents, the
+theme's buttons) is said in Chinese by the gettext catalogues Sphinx and the two themes ship
+(`chrome_translations`), given to that page's templates in place of the build's. Lessons
+01–04 and the exercises link to the same notebook in JupyterLite (`lite/`, built by `make
+lite`). Code spans
 naming a page's source (`notebooks/02_chunks_to_lines.ipynb`) become links to it, so the
 README's course map, the site's home page, links to every lesson.
 
@@ -19,8 +23,11 @@ notebooks, fetching anything from the network.
 
 from __future__ import annotations
 
+import gettext
 import posixpath
 from fnmatch import fnmatchcase
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -69,6 +76,7 @@ html_title = "streaming-course"
 html_short_title = "streaming-course"
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
+html_favicon = "_static/favicon.svg"  # else each page's request for /favicon.ico fails
 html_additional_pages = {"index": "home.html"}  # index.html leads to the README
 html_copy_source = False
 html_show_sourcelink = False
@@ -80,6 +88,9 @@ html_theme_options = {
     # one language to the other: the sidebar of each edition is the way through instead.
     "show_prev_next": False,
 }
+# The reader's system setting until they choose (the theme's default is empty, which its
+# script reports on every page as an invalid mode).
+html_context = {"default_mode": "auto"}
 
 # -- the two editions ---------------------------------------------------------------
 
@@ -161,6 +172,41 @@ WORDS = {
 # The notebooks that run in JupyterLite (pure Python: no sockets), by page name.
 LITE = ("notebooks/0[1-4]_*", "notebooks/zh/0[1-4]_*", "exercises/*", "exercises/zh/*")
 LITE_LAB = "lite/lab/index.html"  # made by `make lite`, at the site's root
+
+
+# Each edition's locale, as Sphinx and the themes name their catalogues' folders.
+CHROME_LOCALES = {"zh": ("zh_CN", "zh")}
+
+
+@cache
+def chrome_translations(lang: str, domain: str) -> gettext.NullTranslations:
+    """The catalogues of Sphinx and its themes for the edition `lang`, in `domain` ("sphinx":
+    Sphinx's and pydata-sphinx-theme's words; "booktheme": sphinx-book-theme's), the first to
+    know a message answering (then Sphinx's, for the book theme); English (no translation)
+    for the English edition."""
+    import pydata_sphinx_theme
+    import sphinx
+    import sphinx_book_theme
+
+    folders = {
+        "sphinx": [
+            Path(sphinx.__file__).parent / "locale",
+            Path(pydata_sphinx_theme.__file__).parent / "locale",
+        ],
+        "booktheme": [Path(sphinx_book_theme.get_html_theme_path()) / "static" / "locales"],
+    }[domain]
+    # The book theme's catalogue lacks some words Sphinx's has ("Search"): Sphinx's answers then.
+    found = (
+        gettext.NullTranslations() if domain == "sphinx" else chrome_translations(lang, "sphinx")
+    )
+    for folder in reversed(folders):  # the last added answers last
+        for locale in CHROME_LOCALES.get(lang, ()):
+            if (folder / locale / "LC_MESSAGES" / f"{domain}.mo").exists():
+                more = gettext.translation(domain, folder, languages=[locale])
+                more.add_fallback(found)
+                found = more
+                break
+    return found
 
 
 def matches(docname: str, pattern: str) -> bool:
@@ -258,6 +304,12 @@ def page_context(
     lang = edition(pagename)
     words = WORDS[lang]
     context["language"] = words["html_lang"]
+    if lang != "en":  # the theme's words in the page's language, not the build's
+        sphinx_words = chrome_translations(lang, "sphinx")
+        book_words = chrome_translations(lang, "booktheme")
+        context["gettext"], context["ngettext"] = sphinx_words.gettext, sphinx_words.ngettext
+        context["translate"] = book_words.gettext
+        context["theme_search_bar_text"] = book_words.gettext("Search") + "..."
     other = twin(pagename)
     found = env.found_docs
     twin_page = other if other in found else HOME["zh" if lang == "en" else "en"]
@@ -299,5 +351,6 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_post_transform(FolderLinks)
     app.connect("source-read", add_toctrees)
     app.connect("doctree-resolved", link_source_paths)
-    app.connect("html-page-context", page_context)
+    # After the theme's own handler (500), which sets the book theme's words for the build.
+    app.connect("html-page-context", page_context, priority=900)
     return {"parallel_read_safe": True}

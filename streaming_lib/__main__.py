@@ -12,8 +12,9 @@ progress [NN ...] [--dir DIR] [--lang zh] [--json]
                                         run the exercises' checks; one row per exercise
                                         (tools/progress.py); --lang zh: exercises/zh/, in Chinese;
                                         --json: the same as one JSON object
-chat [--port P] [--fixture F] [--pace SECONDS] [--host H]
-                                        the chat page and its relay, on 127.0.0.1 (chat/)
+chat [--port P] [--fixture F] [--pace SECONDS] [--host H] [--lang zh]
+                                        the chat page and its relay, on 127.0.0.1 (chat/);
+                                        --lang zh: the page in Chinese
 my-client [--dir DIR] [--reference] [--summary] [--lang zh] [--json]
                                         your own client (my_client/) stage by stage on every
                                         fixture at chunk sizes 1, 7 and whole, against the
@@ -191,6 +192,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         metavar="H",
         help="the address to listen on (default: 127.0.0.1)",
+    )
+    chat.add_argument(
+        "--lang",
+        choices=languages(),
+        default=None,
+        help="the page's language (default: en, or $STREAMING_LIB_LANG); ?lang=zh on the "
+        "page's URL chooses too",
     )
     add_my_client(commands)
     add_classroom(commands)

@@ -7,7 +7,7 @@ translation, and looked up when shown in the gettext catalogue of the language i
 `.po` file beside it (`make messages`). A new language is a new `.po` file, not code.
 English needs no catalogue: it is the text in the code, byte for byte.
 
-Two markers, both read by Babel's extractor (`babel.cfg`):
+Three markers, all read by Babel's extractor (`scripts/messages.py`):
 
 - `_(english, **fields)`: a sentence, as a `Text`. Its value is the English sentence
   (what `==`, `json.dumps` and a program compare), while showing it (`str`, `print`,
@@ -17,6 +17,8 @@ Two markers, both read by Babel's extractor (`babel.cfg`):
 - `word(key, english)`: one entry of a front end's table of words (`tools/i18n.py`);
   the key is the entry's gettext context (`msgctxt`), as the same English word may need
   two renderings ("data lines" as a row label, and counted).
+- `N_(english)`: a template kept as a plain str, for a front end that fills in its fields
+  itself (the chat page's script, `chat/words.py`); `translate(english, lang)` says it.
 
 The language in use is English until `set_language` changes it (the Chinese notebooks
 call `set_language("zh")` in their first code cell), or the environment variable
@@ -158,6 +160,13 @@ def _say(template: str, fields: Mapping[str, Any], lang: str) -> str:
 def _(english: str, /, **fields: Any) -> Text:
     """Mark `english` (a `str.format` template) for translation: the sentence with `fields`."""
     return Text(english, fields)
+
+
+def N_(english: str, /) -> str:
+    """Mark `english` (a template whose fields someone else fills in: a page's script) for
+    translation, and return it as it is: gettext's `gettext_noop`. Look it up with
+    `translate(english, lang)`."""
+    return english
 
 
 def word(key: str, english: str) -> tuple[str, str]:

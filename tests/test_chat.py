@@ -319,6 +319,92 @@ def test_the_page_has_an_icon_so_a_browser_asking_for_favicon_ico_gets_no_404(ch
     assert len(icon.content) < 4096  # small
 
 
+# ---- The page's language ----------------------------------------------------------------------
+
+
+def page_in(app, query=""):
+    with TestClient(app, base_url="http://127.0.0.1:8010") as client:
+        return client.get("/" + query).text
+
+
+def words_in(page):
+    """chat.js's table of words, as the page holds it."""
+    found = re.search(r'<script id="words" type="application/json">(.*?)</script>', page, re.S)
+    return json.loads(found.group(1))
+
+
+@pytest.mark.parametrize("lang", ["zh", "zh-CN"])
+def test_lang_zh_on_the_pages_url_serves_the_page_and_its_scripts_words_in_chinese(lang):
+    app = build_app("http://127.0.0.1:9", lang="en")
+    english, chinese = page_in(app), page_in(app, f"?lang={lang}")
+    assert '<html lang="en">' in english and "<title>Streaming chat</title>" in english
+    assert '<html lang="zh-CN">' in chinese and "<title>流式聊天</title>" in chinese
+    assert ">停止</button>" in chinese and ">发送</button>" in chinese
+    said = words_in(chinese)
+    assert said["done: stop_reason {reason}"] == "完成：stop_reason 为 {reason}"
+    assert said["runnable: {reason}"] == "可以执行：{reason}"
+    assert words_in(english)["done: stop_reason {reason}"] == "done: stop_reason {reason}"
+
+
+def test_a_chinese_app_serves_chinese_and_lang_en_or_an_unknown_language_chooses_for_the_page():
+    app = build_app("http://127.0.0.1:9", lang="zh")
+    assert "<title>流式聊天</title>" in page_in(app)
+    assert "<title>Streaming chat</title>" in page_in(app, "?lang=en")
+    assert "<title>流式聊天</title>" in page_in(app, "?lang=fr")  # no catalogue: the app's own
+    with pytest.raises(ValueError, match="no language 'fr'"):
+        build_app("http://127.0.0.1:9", lang="fr")
+
+
+def test_the_relays_own_refusals_speak_the_language_in_use_as_chat_lang_zh_sets_it():
+    from streaming_lib.language import use_language
+
+    app = build_app("http://127.0.0.1:9", allowed_hosts=["testserver"])
+    with use_language("zh"), TestClient(app) as client:
+        refused = client.post("/chat", json=PROMPT).json()["error"]["message"]
+        silent = client.post("/chat", json=PROMPT, headers={"origin": "http://testserver"})
+    assert refused == "没有 Origin 请求头：只有聊天页可以用这个中继"
+    assert silent.status_code == 502 and silent.json()["error"]["message"].startswith(
+        "连不上 Messages API："
+    )
+
+
+def test_every_sentence_chat_js_says_is_in_the_pages_table_and_translated_into_chinese():
+    from streaming_lib.chat.words import TEMPLATES, page_words
+
+    script = (chat_app.STATIC / "chat.js").read_text(encoding="utf-8")
+    template = (chat_app.STATIC / "index.html").read_text(encoding="utf-8")
+    # say("...") with a literal, and the two literals of count(number, "one", "{count} many")
+    said = set(re.findall(r'say\(\s*"((?:[^"\\]|\\.)*)"', script + template))
+    for one, many in re.findall(r'count\([^,()]+(?:\.\w+)?, "([^"]+)", "([^"]+)"\)', script):
+        said |= {one, many}
+    assert len(said) > 40 and said <= TEMPLATES, sorted(said - TEMPLATES)
+    chinese = page_words("zh")
+    untranslated = [english for english in TEMPLATES if chinese[english] == english]
+    assert untranslated == []
+    for english in TEMPLATES:  # the same fields, for chat.js to fill in
+        fields = sorted(re.findall(r"\{\w+(?:!r)?\}", english))
+        assert sorted(re.findall(r"\{\w+(?:!r)?\}", chinese[english])) == fields, english
+
+
+def test_chat_js_section_headings_which_lesson_07_prints_are_in_the_catalogue():
+    from streaming_lib.chat.words import SECTIONS
+    from streaming_lib.language import translate
+
+    script = (chat_app.STATIC / "chat.js").read_text(encoding="utf-8")
+    headings = [line.strip("- /") for line in script.splitlines() if line.startswith("// ----")]
+    assert headings == list(SECTIONS)
+    assert all(translate(heading, "zh") != heading for heading in headings)
+
+
+def test_the_pages_verdicts_are_the_librarys_own_catalogue_entries():
+    from streaming_lib.chat.words import VERDICT
+    from streaming_lib.tool_calls import NOT_RUNNABLE_BECAUSE, SERVER_RUN_BLOCKS
+
+    said = [*NOT_RUNNABLE_BECAUSE.values(), *SERVER_RUN_BLOCKS.values()]
+    library = {text.template for text in said}
+    assert library <= set(VERDICT)
+
+
 # ---- The command, and what it leaves behind ---------------------------------------------------
 
 
@@ -349,6 +435,39 @@ def test_the_chat_command_prints_its_url_serves_the_page_and_stops_on_ctrl_c():
         assert httpx.post(
             url + "/chat", json=PROMPT, headers={"origin": url}
         ).content == read_fixture("fixture")
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=10)[0]
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0 and "Traceback" not in output, output
+
+
+def test_the_chat_command_with_lang_zh_speaks_chinese_and_serves_the_page_in_chinese():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    environ = {
+        name: value for name, value in os.environ.items() if not name.startswith("ANTHROPIC_")
+    }
+    command = [sys.executable, "-m", "streaming_lib", "chat", "--port", str(port), "--lang", "zh"]
+    process = subprocess.Popen(
+        command,
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        first_line = process.stdout.readline()
+        url = f"http://127.0.0.1:{port}"
+        assert first_line.startswith(f"聊天页面：{url}/"), first_line
+        assert "回放服务器" in first_line and "fixture.sse" in first_line, first_line
+        page = httpx.get(url + "/").text
+        assert '<html lang="zh-CN">' in page and "<title>流式聊天</title>" in page
+        assert "<title>Streaming chat</title>" in httpx.get(url + "/?lang=en").text
         process.send_signal(signal.SIGINT)
         output = process.communicate(timeout=10)[0]
     finally:

@@ -20,6 +20,7 @@ from streaming_lib.chat import ChatServer, ThreadedServer
 from streaming_lib.errors import StreamError
 from streaming_lib.events import iter_events
 from streaming_lib.lab.replay_plan import plan_body
+from streaming_lib.language import use_language
 from streaming_lib.sse import iter_sse
 from streaming_lib.tools.fixtures import FIXTURES_DIR, chunked, read_fixture
 
@@ -79,9 +80,9 @@ def page(browser):
     page.close()
 
 
-def ask(page, url):
+def ask(page, url, send="Send"):
     page.goto(url)
-    page.get_by_role("button", name="Send").click()
+    page.get_by_role("button", name=send).click()
 
 
 def expected_after(raw):
@@ -121,6 +122,30 @@ def test_the_answer_and_the_tool_input_grow_as_they_arrive_then_the_verdict_and_
     assert "usage so far: 412 input tokens, 1 output token" in page.evaluate("window.grew.usage")
     page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
     assert (tmp_path / "chat.png").stat().st_size > 10_000
+
+
+def test_at_lang_zh_the_page_its_banner_verdict_usage_and_status_speak_chinese(page):
+    acc = expected_after(read_fixture("fixture"))
+    with ChatServer("fixture", pace=0.02, environ={}) as chat:
+        page.goto(chat.url + "/?lang=zh")
+        expect(page).to_have_title("流式聊天")
+        expect(page.get_by_role("button", name="停止")).to_be_disabled()
+        expect(page.locator("#source")).to_contain_text("离线回放：不管你问什么")
+        page.get_by_role("button", name="发送").click()
+        expect(page.locator("#status")).to_have_text("完成：stop_reason 为 tool_use")
+    reason = acc.tool_call_verdict(1).reason.in_language("zh")
+    expect(page.locator(".verdict")).to_have_text("可以执行：" + reason)
+    expect(page.locator("#usage")).to_have_text("用量：输入 412 个 token，输出 58 个 token")
+    assert "目前的用量：输入 412 个 token，输出 1 个 token" in page.evaluate("window.grew.usage")
+
+
+def test_at_lang_zh_a_cut_stream_is_marked_in_chinese(page):
+    with ChatServer("fixture", pace=0.05, environ={}) as chat:
+        page.goto(chat.url + "/?lang=zh&drop_at=1500")
+        page.get_by_role("button", name="发送").click()
+        expect(page.locator("#status")).to_contain_text("不完整：连接在 message_stop 之前断了")
+    expect(page.locator(".cut-note")).to_contain_text("✂ 连接断了，这段输入还不完整")
+    expect(page.locator(".verdict")).to_have_text("不能执行：连接断了，这次调用还不完整：不能执行")
 
 
 def test_the_page_says_it_replays_a_recorded_answer_whatever_the_prompt_and_which(page):
@@ -399,6 +424,21 @@ def test_a_stream_the_library_refuses_is_refused_by_the_page_with_the_same_sente
         )
     # What came before the bad event is kept, and the page still renders.
     assert page.locator("#answer").text_content() == TEXT
+
+
+@pytest.mark.parametrize("name", ["a second message_start", "a name its data contradicts"])
+def test_at_lang_zh_a_refused_stream_is_refused_with_the_librarys_chinese_sentence(page, name):
+    raw = broken(name)
+    with pytest.raises(StreamError) as refused, use_language("zh"):
+        accumulate([raw])
+    with use_language("zh"):
+        said = str(refused.value)
+    assert said != str(refused.value) and "第" in said  # the library's sentence, in Chinese
+    with ChatServer(raw, pace=0, environ={}) as chat:
+        ask(page, chat.url + "/?lang=zh", send="发送")
+        expect(page.locator("#status")).to_have_text(
+            f"出错：bad_event：{said}；上面的回答只是一部分"
+        )
 
 
 def test_a_200_that_is_not_an_event_stream_shows_as_a_plain_error(page):

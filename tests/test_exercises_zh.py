@@ -252,7 +252,7 @@ def test_progress_in_chinese_on_the_exercises_as_handed_out_fails_every_check_in
     assert course_command(["progress", "--dir", str(exercises / "zh")]) == 0  # zh/: Chinese
     table = capsys.readouterr().out
     lines = table.splitlines()
-    assert re.fullmatch(r"练习 +课程 +检查 +第一个失败", lines[0])
+    assert re.fullmatch(r"练习 +课 +检查 +第一个失败", lines[0])
     assert re.fullmatch(
         r"01_double +第 02 课 +0 / 2  检查 1：NotImplementedError: 在这里写你的代码", lines[2]
     )

@@ -373,7 +373,7 @@ PORT = re.compile(r"127\.0\.0\.1:\d+")  # as notebooks/sanitize.cfg: chosen at r
 def compared_outputs(cell):
     """What nbval compares of a code cell's outputs, as text (None: nbval ignores them)."""
     tags = cell.metadata.get("tags", [])
-    if "nbval-ignore-output" in tags or "NBVAL_IGNORE_OUTPUT" in cell.source:
+    if "nbval-ignore-output" in tags:
         return None
     texts = [
         output.get("text") or output.get("data", {}).get("text/plain") or output.get("ename", "")

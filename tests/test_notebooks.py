@@ -33,7 +33,9 @@ MACHINE_PATH = re.compile(
 # Things that change from run to run and so can never match a stored output.
 MEMORY_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{6,}")
 TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}")
-IGNORE_OUTPUT = "# NBVAL_IGNORE_OUTPUT"
+IGNORE_OUTPUT = "nbval-ignore-output"  # the cell tag nbval reads
+# nbval's markers as comments in a cell's code: a learner would read them on every screen.
+NBVAL_COMMENT = re.compile(r"^\s*#\s*NBVAL_", re.M)
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
@@ -106,6 +108,30 @@ def test_no_cell_fails_unless_it_is_tagged_raises_exception(path):
         )
 
 
+# Every notebook of the course: the lessons and bonus notebooks, the exercises and their
+# solutions, in both editions.
+WITH_EXERCISES = EVERY_NOTEBOOK + sorted(
+    p
+    for folder in ("exercises", "solutions")
+    for p in (NOTEBOOKS_DIR.parent / folder).rglob("*.ipynb")
+    if ".ipynb_checkpoints" not in p.parts
+)
+
+
+@pytest.mark.parametrize(
+    "path",
+    WITH_EXERCISES,
+    ids=[p.relative_to(NOTEBOOKS_DIR.parent).as_posix() for p in WITH_EXERCISES],
+)
+def test_nbval_markers_are_cell_tags_and_no_output_says_how_tracebacks_are_set(path):
+    for number, cell in enumerate(code_cells(read(path)), 1):
+        assert not NBVAL_COMMENT.search(cell.source), (
+            f"code cell {number}: an nbval marker in its code, not in its tags"
+        )
+        for text in output_texts(cell):
+            assert "Exception reporting mode" not in text, f"code cell {number}: {text!r}"
+
+
 @every_notebook
 def test_outputs_and_sources_hold_no_machine_paths(path):
     for number, cell in enumerate(read(path).cells, 1):
@@ -120,7 +146,7 @@ def test_outputs_and_sources_hold_no_machine_paths(path):
 @every_notebook
 def test_stored_outputs_hold_no_addresses_timestamps_or_warnings(path):
     for number, cell in enumerate(code_cells(read(path)), 1):
-        if IGNORE_OUTPUT in cell.source:
+        if IGNORE_OUTPUT in tags(cell):
             continue
         for text in output_texts(cell):
             assert not MEMORY_ADDRESS.search(text), (

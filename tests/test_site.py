@@ -228,3 +228,19 @@ def test_the_stepper_is_its_stored_static_page_with_its_own_script_and_nothing_f
     assert '<script type="application/json" class="ss-data">' in lesson
     for page in site.rglob("*.html"):
         assert not re.search(r"<script[^>]+src=\"(https?:)?//", page.read_text("utf-8")), page
+
+
+def test_a_chinese_pages_chrome_is_chinese_and_an_english_pages_english(site):
+    # Sphinx builds in one language; a Chinese page's theme words come from the Chinese
+    # catalogues of Sphinx and the themes (conf.chrome_translations).
+    chinese = html(site, "notebooks/zh/02_chunks_to_lines")
+    english = html(site, "notebooks/02_chunks_to_lines")
+    for page, search, contents, on_this_page in (
+        (chinese, "搜索", "目录", "当前页面"),
+        (english, "Search", "Contents", "On this page"),
+    ):
+        assert f'aria-label="{search}"' in page
+        assert re.search(rf'fa-list"></i>\s*{contents}\s*<', page)
+        assert f'aria-label="{on_this_page}"' in page
+    assert 'aria-label="Search"' not in chinese and 'aria-label="On this page"' not in chinese
+    assert not re.search(r'fa-list"></i>\s*Contents', chinese)

@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from test_site import built_site
+from test_site import built_site, pages_of
 from test_stepper_browser import (
     CHROMIUM_ARGS,
     TIMEOUT_MS,
@@ -128,4 +128,109 @@ def test_the_chinese_lesson_02_page_draws_its_heading_in_real_glyphs_not_boxes(s
     assert len(set(drawn["glyphs"])) == 4, "two Chinese characters were drawn the same"
     assert drawn["box"] not in drawn["glyphs"], "a Chinese character was drawn as a box"
     assert all(0.9 <= width <= 1.1 for width in drawn["widths"]), drawn["widths"]
+    assert page.failed == []
+
+
+def served_pages(patterns):
+    """The site's pages (paths from its root) whose sources match `patterns`, in order."""
+    return [f"{page}.html" for page in pages_of(patterns)]
+
+
+# Every page a class reads a lesson on: the lessons and bonus notebooks, and the READMEs.
+READING = (
+    "README",
+    "README.zh-CN",
+    "notebooks/*",
+    "notebooks/bonus/*",
+    "notebooks/zh/*",
+    "notebooks/zh/bonus/*",
+)
+
+# JavaScript: the code and output blocks of the page's text that scroll sideways or stand out
+# of its column, each as (its first line, the pixels out of sight).
+CUT_OFF = """() => {
+    const column = document.querySelector("article.bd-article").getBoundingClientRect();
+    return Array.from(document.querySelectorAll("article.bd-article pre"))
+        .map((pre) => [pre.textContent.split("\\n")[0].slice(0, 60),
+                       Math.max(pre.scrollWidth - pre.clientWidth,
+                                pre.getBoundingClientRect().right - column.right)])
+        .filter(([, hidden]) => hidden > 1);
+}"""
+
+
+def test_no_code_or_output_block_of_a_lesson_page_or_the_readme_scrolls_sideways_at_1280(
+    served, page
+):
+    pages = served_pages(READING)
+    assert len(pages) > 30
+    cut = {}
+    for name in pages:
+        page.goto(served + name)
+        if hidden := page.evaluate(CUT_OFF):
+            cut[name] = hidden
+    assert cut == {}
+    # The README's diagram of the pipeline: each line whole, none wrapped.
+    page.goto(served + "README.html")
+    diagram = page.locator("article.bd-article pre", has_text="PartialJSONParser").first
+    lines = diagram.inner_text().count("\n") + 1
+    line_height = float(diagram.evaluate("(pre) => parseFloat(getComputedStyle(pre).lineHeight)"))
+    padding = diagram.evaluate(
+        "(pre) => parseFloat(getComputedStyle(pre).paddingTop)"
+        " + parseFloat(getComputedStyle(pre).paddingBottom)"
+    )
+    assert diagram.bounding_box()["height"] <= lines * line_height + padding + 4
+
+
+# JavaScript: the stepper on the page: the frames drawn around it up to the text's column
+# (any background or padding of its own), its columns, and where its key ends.
+STEPPER_BOX = """() => {
+    const root = document.querySelector(".ss-root");
+    const frames = [];
+    for (let box = root.parentElement; !box.matches("article"); box = box.parentElement) {
+        const style = getComputedStyle(box);
+        const painted = style.backgroundColor !== "rgba(0, 0, 0, 0)";
+        if (painted || parseFloat(style.paddingTop) > 0 || parseFloat(style.borderTopWidth) > 0) {
+            frames.push([box.className, style.backgroundColor, style.paddingTop]);
+        }
+    }
+    const columns = getComputedStyle(root.querySelector(".ss-grid")).gridTemplateColumns;
+    return {frames, columns: columns.split(" ").length,
+            key: root.querySelector(".ss-legend").getBoundingClientRect().bottom,
+            top: root.getBoundingClientRect().top};
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_stepper_on_the_site_has_no_frame_three_columns_and_its_key_in_view(
+    served, page, lang, scheme
+):
+    page.emulate_media(color_scheme=scheme)
+    page.goto(served + LESSON[lang])
+    expect(page.locator("html")).to_have_attribute("data-theme", scheme)
+    stepper = page.locator(".ss-static")
+    expect(stepper.locator(".ss-live")).to_be_visible()
+    stepper.locator(".ss-slider").focus()
+    page.keyboard.press("End")  # every panel at its fullest: the whole stream received
+    page.evaluate("() => document.querySelector('.ss-root').scrollIntoView({block: 'start'})")
+    box = page.evaluate(STEPPER_BOX)
+    assert box["frames"] == []
+    assert box["columns"] == 3
+    assert box["top"] >= 0 and box["key"] <= 800  # the key in view with the stepper's top
+
+
+def test_no_page_of_either_edition_logs_an_error_to_the_console(served, page):
+    errors = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    for name in served_pages(READING) + [
+        "index.html",
+        "TEACHING.html",
+        "TEACHING.zh-CN.html",
+        "exercises/01_line_splitter.html",
+        "solutions/zh/01_line_splitter.html",
+    ]:
+        page.goto(served + name)
+        page.wait_for_load_state("networkidle")  # the favicon too, before the next page
+    assert errors == []
     assert page.failed == []

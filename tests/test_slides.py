@@ -291,3 +291,104 @@ def test_a_deck_opens_offline_with_its_long_code_wrapped_and_the_stepper_on_its_
             assert errors == []
         finally:
             browser.close()
+
+
+def test_make_slides_without_npm_and_without_local_copies_stops_before_writing_a_deck(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(slides, "VENDOR", tmp_path / "vendor")
+    built = []
+    monkeypatch.setattr(slides, "build", lambda *args, **kwargs: built.append(args))
+    monkeypatch.setattr(slides.shutil, "which", lambda name: None)  # no npm on this machine
+    with pytest.raises(SystemExit, match=r"lacks reveal\.js.*npm.*--cdn"):
+        slides.local_copies(tmp_path / "vendor")
+    with pytest.raises(SystemExit, match=r"npm"):
+        slides.main(["build", "02"])
+    assert built == []  # it stopped before writing any deck
+
+
+def test_make_slides_fetches_what_the_decks_load_first_when_it_is_missing(tmp_path, monkeypatch):
+    fetched = []
+
+    def fetch(target):  # what npm would unpack: each package at its version
+        for name, version in slides.VENDORED.items():
+            (target / name).mkdir(parents=True)
+            (target / name / "package.json").write_text(json.dumps({"version": version}))
+        fetched.append(target)
+        return target
+
+    monkeypatch.setattr(slides, "fetch_vendor", fetch)
+    monkeypatch.setattr(slides.shutil, "which", lambda name: f"/usr/bin/{name}")
+    assert slides.local_copies(tmp_path / "vendor") == tmp_path / "vendor"
+    assert slides.local_copies(tmp_path / "vendor") == tmp_path / "vendor"  # now held: kept
+    assert fetched == [tmp_path / "vendor"]
+
+
+def test_the_set_up_cell_is_left_out_of_the_deck_and_a_first_cell_of_other_code_stays():
+    setup = cell("code", "import json\n\nraw = read_fixture('fixture')", slide_type="-")
+    assert cut(cell("md", "# 02 · Lines", slide_type="slide"), setup) == [
+        ("slide", "# 02 · Lines"),
+        ("skip", setup.source),
+    ]
+    assert cut(cell("md", "# 02", slide_type="slide"), cell("code", "print(1)", slide_type="-"))[
+        1
+    ] == ("-", "print(1)")
+
+
+# JavaScript: the address "h/v" of every slide, in order.
+ADDRESSES = """() => Array.from(document.querySelectorAll(".reveal .slides > section")).flatMap(
+    (top, h) => {
+        const below = Array.from(top.querySelectorAll(":scope > section"));
+        return (below.length ? below : [top]).map((_, v) => `${h}/${v}`);
+    })"""
+# JavaScript: the slide shown, once it is the one at `address`: its height as drawn and its
+# content's, whether it scrolls, whether it says it goes on below, and what is on it.
+SHOWN = """(address) => {
+    const [h, v] = address.split("/").map(Number);
+    const top = document.querySelectorAll(".reveal .slides > section")[h];
+    const below = top.querySelectorAll(":scope > section");
+    const slide = below.length ? below[v] : top;
+    if (!slide.classList.contains("present")) return null;
+    return {
+        content: slide.scrollHeight, room: slide.clientHeight,
+        continues: slide.classList.contains("course-continues"), next: below.length > v + 1,
+        text: slide.textContent.trim().slice(0, 80),
+    };
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing()))
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_every_slide_of_every_deck_fits_a_1280_by_720_screen_without_scrolling(tmp_path, edition):
+    from playwright.sync_api import sync_playwright
+
+    out = tmp_path / "slides"
+    out.mkdir()
+    (out / "vendor").symlink_to(slides.VENDOR)
+    decks = slides.build(out / "vendor", out, editions=(edition,))
+    assert len(decks) == len(slides.lessons(edition))
+    with sync_playwright() as playwright, shots.served(out) as url:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=shots.CHROMIUM_ARGS
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            too_tall, cues = [], 0
+            for deck in decks:
+                shots.Offline(page).open(f"{url}/{deck.relative_to(out).as_posix()}")
+                page.wait_for_selector(".reveal.course-fitted", state="attached")
+                for address in page.evaluate(ADDRESSES):
+                    page.evaluate("(address) => { location.hash = `#/${address}`; }", address)
+                    handle = page.wait_for_function(SHOWN, arg=address)
+                    slide = handle.json_value()
+                    # reveal draws its 700 px slide at the screen's height: what fits in it fits
+                    if slide["content"] > min(slide["room"], 700) + 1:
+                        too_tall.append((deck.name, address, slide["content"], slide["text"]))
+                    if slide["continues"]:  # its cue says a slide below goes on
+                        assert slide["next"], (deck.name, address)
+                        cues += 1
+            assert too_tall == []
+            assert cues > 0  # the long sections were cut, not left to scroll
+        finally:
+            browser.close()

@@ -926,7 +926,7 @@ def test_in_chinese_the_callouts_notes_and_row_labels_are_in_chinese():
     assert "(blank line) ← dispatch the event" in stepper_html.lines_html(blank)
     tool = next(frame for frame in frames_ if frame.tools and frame.tools[0]["stopped"])
     tools = visible_text(stepper_html.tools_html(tool, "zh"))
-    assert "JSON 缓冲区" in tools and "可以运行吗？" in tools and "结束时" in tools
+    assert "JSON 缓冲区" in tools and "可以执行吗？" in tools and "结束时" in tools
     assert "may it run?" in stepper_html.tools_html(tool) and "at stop" in stepper_html.tools_html(
         tool
     )

@@ -563,3 +563,54 @@ def test_a_chinese_notebook_in_jupyterlab_shows_its_heading_in_real_glyphs_not_b
     assert len(set(drawn["glyphs"])) == 4, "two Chinese characters were drawn the same"
     assert drawn["box"] not in drawn["glyphs"], "a Chinese character was drawn as a box"
     assert all(0.9 <= width <= 1.1 for width in drawn["widths"]), drawn["widths"]
+
+
+@pytest.fixture
+def lab_two_steppers(tmp_path):
+    """A JupyterLab server whose root holds `two.ipynb`: the widget in each edition."""
+    root = tmp_path / "root"
+    root.mkdir()
+    write_notebook(
+        root / "two.ipynb",
+        "from streaming_lib.tools.stepper import StreamStepper\nStreamStepper(chunk_size=7)",
+        'StreamStepper(chunk_size=7, lang="zh")',
+    )
+    yield from serve_lab(root, tmp_path)
+
+
+# JavaScript: each control of each widget stepper whose words are cut (drawn wider than its
+# box), and the width each slider's track has.
+CONTROLS = """() => Array.from(document.querySelectorAll(".ss-stepper"), (stepper) => ({
+    cut: Array.from(stepper.querySelectorAll(
+            "button, .widget-label, .widget-label-basic, .widget-dropdown select"))
+        .filter((control) => control.offsetWidth > 0)
+        .filter((control) => control.scrollWidth > control.clientWidth + 1)
+        .map((control) => control.textContent.trim() || control.title),
+    slider: stepper.querySelector(".widget-slider .noUi-target, .widget-slider .slider-container")
+        .getBoundingClientRect().width,
+}))"""
+
+
+def test_the_widget_s_controls_keep_their_words_at_150_percent_in_a_narrow_jupyterlab(
+    lab_two_steppers, browser
+):
+    # A 1280 by 800 window at 150%: 853 by 533 CSS pixels.
+    page = browser.new_page(viewport={"width": 853, "height": 533}, device_scale_factor=1.5)
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(f"http://127.0.0.1:{lab_two_steppers}/lab/tree/two.ipynb?token={TOKEN}")
+    status_bar = page.locator("#jp-main-statusbar")
+    expect(status_bar.get_by_text(re.compile(r"\| Idle"))).to_be_visible(timeout=60_000)
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    steppers = page.locator(".ss-stepper")
+    expect(steppers).to_have_count(2, timeout=TIMEOUT_MS)
+    for index in range(2):
+        expect(steppers.nth(index).locator(".ss-status")).to_contain_text(
+            re.compile(r"step 0 / |第 0 / "), timeout=TIMEOUT_MS
+        )
+    english, chinese = page.evaluate(CONTROLS)
+    assert english["cut"] == [] and chinese["cut"] == []
+    for label in ("−10", "+10", "chunk size"):
+        expect(steppers.nth(0).get_by_text(label, exact=True)).to_be_visible()
+    expect(steppers.nth(1).get_by_text("分片大小", exact=True)).to_be_visible()
+    assert english["slider"] >= 200 and chinese["slider"] >= 200, (english, chinese)

@@ -1,6 +1,7 @@
 """The chat app: a page, and a relay that streams the Messages API on to it.
 
-    GET  /             the page (static/index.html; its script and style under /static/)
+    GET  /             the page (static/index.html; its script and style under /static/),
+                       in the app's language, or in the one `?lang=` names (`?lang=zh`)
     GET  /about        {"model": str, "replaying": str | null}: what answers the page
     POST /chat         {"prompt": str}  ->  the upstream's SSE bytes, as they arrive
     GET  /favicon.ico  the page's icon
@@ -75,19 +76,27 @@ from typing import Any
 
 import anyio
 import httpx
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Send
 
 from ..lab.settings import StreamRedactor, checked_key, checked_upstream
 from ..lab.threaded import BodyTooLarge, read_body
-from ..language import _
+from ..language import _, current_language, language_named
 from ..partial_json_strings import SURROGATE
+from ..tools.i18n import STEPPER, words
 from .upstream import (
     SSE,
     media_type,
@@ -96,6 +105,7 @@ from .upstream import (
     unless_the_page_hangs_up,
     upstream_problem,
 )
+from .words import page_words
 
 STATIC = Path(__file__).parent / "static"
 REAL_API = "https://api.anthropic.com"
@@ -130,6 +140,18 @@ KEPT_REPORTS = 16  # the learner's client's reports kept for the page (`GET /you
 REPORT_WAIT = 5.0  # seconds the page's request for a report waits for the reading to end
 
 log = logging.getLogger("streaming_lib.chat")
+
+# The page is a template (its words filled in, chat/words.py); its script and style are as they are.
+PAGE = Environment(loader=FileSystemLoader(STATIC), autoescape=True, undefined=StrictUndefined)
+
+
+def render_page(lang: str) -> str:
+    """The page (static/index.html) in `lang`: its own words, and chat.js's table of words
+    (`words.page_words`), filled in. ValueError for a language with no catalogue."""
+    table = page_words(lang)
+    return PAGE.get_template("index.html").render(
+        html_lang=words(STEPPER, lang)["html_lang"], words=table, say=table.__getitem__
+    )
 
 
 def cross_origin(request: Request) -> str | None:
@@ -236,6 +258,7 @@ def build_app(
     replaying: str | None = None,
     core: Callable[[httpx.Response], AsyncIterator[bytes]] | None = None,
     reader: Callable[[], Any] | None = None,
+    lang: str | None = None,
 ) -> Starlette:
     """The chat app (ASGI), relaying to the Messages API at `upstream` (a base URL, no `/v1`).
 
@@ -255,10 +278,16 @@ def build_app(
     pieces as they are relayed; its report is at `GET /yours/N`, N given to the page
     in the `x-your-client` header of the answer.
 
+    `lang`: the language of the page ("en", "zh"; None: the language in use when the app
+    is built, `streaming_lib.set_language`); a page asked for with `?lang=` names its own.
+
     Raises ValueError if `upstream` is not an http(s) URL with a host, or `api_key` is not
     printable ASCII (`checked_key`).
     """
     upstream = checked_upstream(upstream)
+    page_lang = current_language() if lang is None else language_named(lang)
+    if page_lang is None:
+        raise ValueError(f"the chat page speaks no language {lang!r}")
     if api_key is not None:
         checked_key(api_key)
 
@@ -281,15 +310,24 @@ def build_app(
     async def yours(request: Request) -> Response:
         number = request.path_params["number"]
         if number not in reports:
-            return problem(404, f"no reading {number}: the relay keeps the last {KEPT_REPORTS}")
+            return problem(
+                404,
+                _(
+                    "no reading {number}: the relay keeps the last {count}",
+                    number=number,
+                    count=KEPT_REPORTS,
+                ),
+            )
         try:
             with anyio.fail_after(REPORT_WAIT):
                 return JSONResponse(await asyncio.shield(reports[number]))
         except TimeoutError:
-            return problem(504, f"reading {number} has not finished")
+            return problem(504, _("reading {number} has not finished", number=number))
 
     async def page(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
+        # ?lang=zh, zh-CN...: a language with a catalogue; anything else: the app's own.
+        asked = language_named(request.query_params.get("lang", "")) or page_lang
+        return HTMLResponse(render_page(asked), headers={"cache-control": "no-cache"})
 
     async def about(request: Request) -> Response:
         return JSONResponse({"model": MODEL, "replaying": replaying})
@@ -329,11 +367,13 @@ def build_app(
         try:
             response = await unless_the_page_hangs_up(request, client.send(outgoing, stream=True))
         except httpx.TimeoutException as error:
-            return problem(504, f"the Messages API did not answer in time: {type(error).__name__}")
+            why = type(error).__name__
+            return problem(504, _("the Messages API did not answer in time: {why}", why=why))
         except httpx.HTTPError as error:
-            return problem(502, f"the Messages API could not be reached: {type(error).__name__}")
+            why = type(error).__name__
+            return problem(502, _("the Messages API could not be reached: {why}", why=why))
         if response is None:  # the page hung up first: httpx closed the connection
-            return problem(400, "the page hung up before the Messages API answered")
+            return problem(400, _("the page hung up before the Messages API answered"))
         if response.status_code != 200 or media_type(response.headers.get("content-type")) != SSE:
             # An API error before the stream (400, 401, 429, 529...), or a 200 that is
             # no stream: the relay's own error, from the body's first bytes; none of its

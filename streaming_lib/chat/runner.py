@@ -26,6 +26,7 @@ import httpx
 from ..lab.server import DEFAULT_PACE, ReplayServer
 from ..lab.settings import checked_key, shown
 from ..lab.threaded import ThreadedServer
+from ..language import _
 from .app import HUSH, LOOPBACK_HOSTS, REAL_API, build_app, checked_upstream
 
 HOST = "127.0.0.1"  # the app listens on this machine only, unless told otherwise
@@ -59,7 +60,9 @@ class ChatServer:
     127.0.0.1 or localhost while the key is set (anyone who reaches the relay
     could spend it: its Origin and Host checks stop browsers, not programs); `start()` raises
     OSError if it cannot listen on `host`:`port` (see `threaded.listen`). `core` and `reader`:
-    the learner's relay core and client, as `build_app` takes them (lesson 07).
+    the learner's relay core and client, as `build_app` takes them (lesson 07). `lang`: the
+    page's language (None: the language in use when it starts; `?lang=` on the page's URL
+    still chooses another).
     """
 
     def __init__(
@@ -72,6 +75,7 @@ class ChatServer:
         environ: Mapping[str, str] | None = None,
         core: Callable[[httpx.Response], AsyncIterator[bytes]] | None = None,
         reader: Callable[[], Any] | None = None,
+        lang: str | None = None,
     ) -> None:
         environ = os.environ if environ is None else environ
         self.api_key = environ.get("ANTHROPIC_API_KEY") or None
@@ -100,6 +104,7 @@ class ChatServer:
                 f" so it listens only on {' or '.join(LOOPBACK_HOSTS)}, not {host}"
             )
         self.core, self.reader = core, reader  # the learner's code, in lesson 07 (build_app)
+        self.lang = lang
         self.host, self.port, self.url = host, port, ""
         self.server: ThreadedServer | None = None
 
@@ -116,6 +121,7 @@ class ChatServer:
             replaying=self.recording,
             core=self.core,
             reader=self.reader,
+            lang=self.lang,
         )
         try:
             self.server = ThreadedServer(
@@ -153,26 +159,38 @@ def serve(
     try:
         chat = ChatServer(fixture, pace=pace, host=host, port=port)
     except (OSError, ValueError) as error:
-        print(f"Cannot start the chat page: {error}", file=sys.stderr)
+        print(_("Cannot start the chat page: {error}", error=str(error)), file=sys.stderr)
         return 2
     try:
         chat.start()
     except OSError as error:  # the port is taken, the address is not this machine's IPv4 one
-        print(f"Cannot start the chat page: {error}", file=sys.stderr)
+        print(_("Cannot start the chat page: {error}", error=str(error)), file=sys.stderr)
         return 2
     # A Ctrl-C anywhere from here on (the banner may be the moment: a pipe gets it at the
     # flush) ends the command the same way, quietly, with status 0.
     try:
         where = (
-            f"the real API ({shown(chat.upstream)})"
+            _("the real API ({url})", url=shown(chat.upstream))
             if chat.replay is None
-            else f"the replay server, replaying {chat.recording} whatever the prompt"
+            else _(
+                "the replay server, replaying {recording} whatever the prompt",
+                recording=chat.recording,
+            )
         )
-        print(f"Chat page: {chat.url}/  (answers from {where}). Ctrl-C stops it.")
+        print(
+            _(
+                "Chat page: {url}/  (answers from {where}). Ctrl-C stops it.",
+                url=chat.url,
+                where=where,
+            )
+        )
         if chat.replay is not None:
             print(
-                f"Faults: {chat.url}/?error_after=8  (an error mid-stream), "
-                f"{chat.url}/?drop_at=1500  (a cut stream)"
+                _(
+                    "Faults: {url}/?error_after=8  (an error mid-stream), "
+                    "{url}/?drop_at=1500  (a cut stream)",
+                    url=chat.url,
+                )
             )
         sys.stdout.flush()
         while chat.server is not None and chat.server.running():

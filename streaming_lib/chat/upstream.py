@@ -35,7 +35,7 @@ from starlette.responses import JSONResponse
 
 from ..lab.api import MAX_ERROR_BYTES, decoded
 from ..lab.settings import redacted
-from ..language import say
+from ..language import _, say
 
 SSE = "text/event-stream"
 T = TypeVar("T")
@@ -90,21 +90,25 @@ def upstream_problem(
     error = api_error_of(body)
     if error is not None:
         error = (redacted(error[0], secret), redacted(error[1], secret))
-    what = f"HTTP {status} with {media_type(content_type) or 'no content type'}"
+    media = media_type(content_type) or _("no content type")
+    what = _("HTTP {status} with {media}", status=status, media=media)
     if status == 200:  # a 200 that is not an event stream: a gateway's page, a JSON error...
-        message = f"the Messages API answered {what}, not an event stream"
+        message = _("the Messages API answered {what}, not an event stream", what=what)
         if error is not None:
-            message += f": {error[0]}: {error[1]}"
+            message = _("{said}: {type}: {detail}", said=message, type=error[0], detail=error[1])
         return problem(502, message, "api_error")
+    not_an_error = _("the Messages API answered {what}, not an API error", what=what)
     if 400 <= status <= 499:  # the request's fault (401, 413, 429...): the page gets the same
         if error is not None:
             return problem(status, error[1], error[0])
-        return problem(status, f"the Messages API answered {what}, not an API error", "api_error")
+        return problem(status, not_an_error, "api_error")
     # The upstream's own failure (500, 529...) or an answer the relay cannot use: a 502.
-    message = f"the Messages API answered HTTP {status}"
     if error is not None:
-        return problem(502, f"{message}: {error[1]}", error[0])
-    return problem(502, f"the Messages API answered {what}, not an API error", "api_error")
+        said = _(
+            "the Messages API answered HTTP {status}: {detail}", status=status, detail=error[1]
+        )
+        return problem(502, said, error[0])
+    return problem(502, not_an_error, "api_error")
 
 
 async def read_capped(

@@ -97,6 +97,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from ..accumulator import accumulate
 from ..errors import APIStreamError, StreamError
+from ..language import _
 from ..tools.fixtures import read_fixture
 from .api import HOST, SSE_CONTENT_TYPE
 
@@ -315,7 +316,10 @@ def build_app(
         counters.asked[same] += 1
         if "status" in options:  # an error before the body: the status line says it all
             status = options["status"]
-            message = f"HTTP {status} asked for by the request (replay server fault)"
+            # Said in the language in use: the body is read by a person, in a lesson.
+            message = str(
+                _("HTTP {status} asked for by the request (replay server fault)", status=status)
+            )
             if status == 529:
                 message = "Overloaded"  # the message the API sends with it
             return api_error(

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 
 from ..errors import EventDataError, IncompleteStreamError, StreamError
 from ..events import BODY_HEAD_BYTES, SSE_FIELD_NAMES, body_error, load_json
+from ..language import _
 from ..lines import LineDecoder
 from ..sse import MAX_EVENT_BYTES, ServerSentEvent, SSEDecoder, parse_field
 
@@ -87,7 +88,9 @@ class JSONEventDecoder:
     def check_ended(self) -> None:
         """After `close()`: `IncompleteStreamError` if the closing data never came."""
         if self.end is not None and not self.ended:
-            raise IncompleteStreamError(f"the stream ended without its closing data: {self.end}")
+            raise IncompleteStreamError(
+                _("the stream ended without its closing data: {end}", end=self.end)
+            )
 
     def _read(self, lines: list[str], *, at_end: bool) -> list[Event]:
         events: list[Event] = []
@@ -164,11 +167,15 @@ def decode_data(sse: ServerSentEvent, number: int) -> dict[str, Any]:
         value = load_json(sse.data)
     except ValueError as error:
         raise EventDataError(
-            f"event {number}: data is not JSON ({error})", data=sse.data, event_number=number
+            _("event {number}: data is not JSON ({error})", number=number, error=str(error)),
+            data=sse.data,
+            event_number=number,
         ) from None
     if not isinstance(value, dict):
         raise EventDataError(
-            f"event {number}: data is not a JSON object", data=sse.data, event_number=number
+            _("event {number}: data is not a JSON object", number=number),
+            data=sse.data,
+            event_number=number,
         )
     return value
 

@@ -44,6 +44,7 @@ from typing import Any
 from ..accumulator import MessageAccumulator, keep_partial
 from ..errors import EventDataError, FrameError, IncompleteStreamError, ProviderStreamError
 from ..events import decode_event
+from ..language import _
 from ..sse import ServerSentEvent
 
 PRELUDE_BYTES = 12  # total length, headers length, prelude CRC: 4 bytes each
@@ -127,8 +128,11 @@ class FrameDecoder:
             raise self._failure
         if self._pending:
             raise IncompleteStreamError(
-                f"the stream ended inside a frame: {len(self._pending)} bytes of it "
-                f"from byte {self.offset}",
+                _(
+                    "the stream ended inside a frame: {count} bytes of it from byte {offset}",
+                    count=len(self._pending),
+                    offset=self.offset,
+                ),
                 offset=self.offset,
             )
         return []
@@ -138,10 +142,20 @@ class FrameDecoder:
         expected = zlib.crc32(self._pending[:8])
         if crc != expected:
             raise self._error(
-                f"prelude CRC 0x{crc:08x} does not match its bytes (0x{expected:08x})"
+                _(
+                    "prelude CRC 0x{crc:08x} does not match its bytes (0x{expected:08x})",
+                    crc=crc,
+                    expected=expected,
+                )
             )
         if not MIN_FRAME_BYTES + headers_length <= total <= MAX_FRAME_BYTES:
-            raise self._error(f"total length {total} cannot hold {headers_length} header bytes")
+            raise self._error(
+                _(
+                    "total length {total} cannot hold {count} header bytes",
+                    total=total,
+                    count=headers_length,
+                )
+            )
         return int(total)
 
     def _frame(self, raw: bytes) -> Frame:
@@ -149,7 +163,11 @@ class FrameDecoder:
         expected = zlib.crc32(raw[:-MESSAGE_CRC_BYTES])
         if crc != expected:
             raise self._error(
-                f"message CRC 0x{crc:08x} does not match its bytes (0x{expected:08x})"
+                _(
+                    "message CRC 0x{crc:08x} does not match its bytes (0x{expected:08x})",
+                    crc=crc,
+                    expected=expected,
+                )
             )
         (headers_length,) = struct.unpack_from(">I", raw, 4)
         headers_end = PRELUDE_BYTES + headers_length
@@ -178,15 +196,19 @@ class FrameDecoder:
                     (value,) = struct.unpack_from(fmt, raw, at)  # type: ignore[arg-type]
                     at += struct.calcsize(fmt)  # type: ignore[arg-type]
                 else:
-                    raise self._error(f"header {name!r} has unknown value type {kind}")
+                    raise self._error(
+                        _("header {name!r} has unknown value type {kind}", name=name, kind=kind)
+                    )
                 headers[name] = value
         except (IndexError, struct.error, UnicodeDecodeError) as error:
-            raise self._error(f"its headers cannot be read ({error})") from None
+            raise self._error(_("its headers cannot be read ({error})", error=str(error))) from None
         return headers
 
     def _error(self, problem: str) -> FrameError:
         return FrameError(
-            f"frame at byte {self.offset}: {problem}", problem=problem, offset=self.offset
+            _("frame at byte {offset}: {problem}", offset=self.offset, problem=problem),
+            problem=problem,
+            offset=self.offset,
         )
 
 
@@ -218,7 +240,11 @@ def frame_event(frame: Frame, number: int) -> dict[str, Any] | None:
         text = base64.b64decode(json.loads(frame.payload)["bytes"], validate=True).decode("utf-8")
     except (ValueError, KeyError, TypeError, binascii.Error) as error:
         raise EventDataError(
-            f"frame at byte {frame.offset}: its payload is not a chunk ({error!r})",
+            _(
+                "frame at byte {offset}: its payload is not a chunk ({error!r})",
+                offset=frame.offset,
+                error=error,
+            ),
             data=frame.payload.decode("utf-8", "replace"),
             event_number=number,
             offset=frame.offset,
@@ -238,7 +264,7 @@ def _raise_exception(frame: Frame, number: int) -> dict[str, Any]:
         except (ValueError, AttributeError):
             text = frame.payload.decode("utf-8", "replace")
     raise ProviderStreamError(
-        f"frame at byte {frame.offset}: {kind}: {text}",
+        _("frame at byte {offset}: {kind}: {text}", offset=frame.offset, kind=kind, text=text),
         provider="bedrock",
         error_type=kind,
         error_message=text,

@@ -99,7 +99,7 @@ class GeminiAccumulator:
                 self._feed_candidate(index, candidate)
         except (KeyError, TypeError, AttributeError) as error:
             raise EventDataError(
-                f"chunk {self.chunk_number}: malformed ({error!r})",
+                _("chunk {number}: malformed ({error!r})", number=self.chunk_number, error=error),
                 data=repr(chunk),
                 event_number=self.chunk_number,
                 partial=self.response(),
@@ -152,7 +152,10 @@ class GeminiAccumulator:
         """The merged response; `IncompleteStreamError` if a candidate has no finishReason."""
         if not self.finished():
             raise IncompleteStreamError(
-                f"the stream ended after chunk {self.chunk_number} without a finishReason"
+                _(
+                    "the stream ended after chunk {number} without a finishReason",
+                    number=self.chunk_number,
+                )
             )
         return self.response()  # type: ignore[return-value]
 

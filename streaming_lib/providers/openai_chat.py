@@ -130,7 +130,7 @@ class ChatCompletionAccumulator:
                 self._feed_choice(choice)
         except (KeyError, TypeError, AttributeError) as error:
             raise EventDataError(
-                f"chunk {self.chunk_number}: malformed ({error!r})",
+                _("chunk {number}: malformed ({error!r})", number=self.chunk_number, error=error),
                 data=repr(chunk),
                 event_number=self.chunk_number,
                 partial=self.completion(),

@@ -58,6 +58,7 @@ from ..errors import (
     SequenceNumberError,
     StreamError,
 )
+from ..language import _
 from ._sse import arun, iter_json, run
 
 __all__ = ["ResponseAccumulator", "accumulate", "aaccumulate", "iter_json"]
@@ -106,23 +107,27 @@ class ResponseAccumulator:
         if kind == "error":
             self._raise_error(event)
         if self.final is not None:
-            raise self._error(EventOrderError, f"{kind} after the response ended")
+            raise self._error(EventOrderError, _("{kind} after the response ended", kind=kind))
         if self._response is None and kind != "response.created":
-            raise self._error(EventOrderError, f"{kind} before response.created")
+            raise self._error(EventOrderError, _("{kind} before response.created", kind=kind))
         try:
             self._apply(kind, event)
         except (KeyError, TypeError, AttributeError, IndexError) as error:
-            message = f"malformed {kind} ({error!r})"
+            message = _("malformed {kind} ({error!r})", kind=kind, error=error)
             raise self._error(EventDataError, message, data=repr(event)) from None
 
     def _check_sequence(self, event: dict[str, Any]) -> None:
         number = event.get("sequence_number")
         expected = 0 if self.sequence_number is None else self.sequence_number + 1
         if self.sequence_number is not None and number != expected or type(number) is not int:
-            what = "missing" if number is None else f"{number}"
+            what = _("missing") if number is None else f"{number}"
             raise self._error(
                 SequenceNumberError,
-                f"sequence_number {what}, expected {expected}: events out of order or lost",
+                _(
+                    "sequence_number {what}, expected {expected}: events out of order or lost",
+                    what=what,
+                    expected=expected,
+                ),
                 expected=expected,
                 got=number,
             )
@@ -197,7 +202,9 @@ class ResponseAccumulator:
 
         Raises `IncompleteStreamError` when the stream has not ended."""
         if self.final is None:
-            raise self._error(IncompleteStreamError, "the stream ended before response.completed")
+            raise self._error(
+                IncompleteStreamError, _("the stream ended before response.completed")
+            )
         final = copy.deepcopy(self.final)
         if final.get("output") is None:
             final["output"] = (self.response() or {}).get("output", [])
@@ -216,7 +223,7 @@ class ResponseAccumulator:
         code = reason.get("code") if type(reason) is dict else None
         raise self._error(
             ResponseStatusError,
-            f"the response is {status}: {reason}",
+            _("the response is {status}: {reason}", status=status, reason=reason),
             status=status,
             reason=reason,
             retryable=isinstance(code, str) and code in RETRYABLE,
@@ -242,7 +249,7 @@ class ResponseAccumulator:
     def _error(self, cls: type[StreamError], text: str, **details: Any) -> StreamError:
         partial = self.response()
         return cls(
-            f"event {self.event_number}: {text}",
+            _("event {number}: {text}", number=self.event_number, text=text),
             partial=partial,
             event_number=self.event_number,
             **details,

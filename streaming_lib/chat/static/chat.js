@@ -109,22 +109,22 @@ class Answer {
   }
 
   apply(event) {
-    if (!isObject(event) || typeof event.type !== "string") throw new Error("the event is not an object with a 'type'");
+    if (!isObject(event) || typeof event.type !== "string") throw new Error(say("the event is not an object with a 'type'"));
     const type = event.type;
     // ping and error may come at any point, even first.
     if (this.message === null && !["message_start", "ping", "error"].includes(type) && API_EVENT_NAMES.has(type)) {
-      throw new Error(`${type} before message_start`);
+      throw new Error(say("{kind} before message_start", { kind: type }));
     }
     if (type === "message_start") {
-      if (this.message !== null) throw new Error("a second message_start");
+      if (this.message !== null) throw new Error(say("a second message_start"));
       if (!isObject(event.message) || !Array.isArray(event.message.content)) {
-        throw new Error("message_start needs a 'message' object whose 'content' is a list");
+        throw new Error(say("message_start needs a 'message' object whose 'content' is a list"));
       }
       this.message = event.message;
       event.message.content.forEach((block, index) => this.blocks.set(index, block));
     } else if (type === "content_block_start") {
       if (event.index !== this.blocks.size) {
-        throw new Error(`content_block_start for index ${shown(event.index)}, expected ${this.blocks.size}`);
+        throw new Error(say("content_block_start for index {index!r}, expected {expected}", { index: event.index, expected: this.blocks.size }));
       }
       this.blocks.set(event.index, event.content_block);
       // Tool calls, the client's and the API's own: their input streams as input_json_delta.
@@ -160,7 +160,7 @@ class Answer {
   // The block at `index`, which must have started.
   block(index, type) {
     const block = this.blocks.get(index);
-    if (block === undefined) throw new Error(`${type} for block ${shown(index)}, which never started`);
+    if (block === undefined) throw new Error(say("{kind} for block {index!r}, which never started", { kind: type, index }));
     return block;
   }
 
@@ -172,11 +172,11 @@ class Answer {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      this.inputErrors.set(index, `is not valid JSON: ${error.message}`);
+      this.inputErrors.set(index, say("is not valid JSON: {error}", { error: error.message }));
       return;
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      this.inputErrors.set(index, `is a JSON ${Array.isArray(value) ? "array" : value === null ? "null" : typeof value}, not an object`);
+      this.inputErrors.set(index, say("is a JSON {kind}, not an object", { kind: Array.isArray(value) ? "array" : value === null ? "null" : typeof value }));
       return;
     }
     this.blocks.get(index).input = value;
@@ -202,28 +202,38 @@ const NOT_RUNNABLE_BECAUSE = {
 function toolCallVerdict(answer, index) {
   const no = (reason) => ({ runnable: false, reason });
   const block = answer.blocks.get(index);
-  if (block.type === "server_tool_use") return no(`block ${index} is a call the API runs itself (server_tool_use)`);
-  if (block.type === "mcp_tool_use") return no(`block ${index} is a call the API makes to the MCP server itself (mcp_tool_use)`);
-  if (block.type !== "tool_use") return no(`block ${index} is not a tool call (${block.type})`);
+  const kind = block.type;
+  if (kind === "server_tool_use") return no(say("block {index} is {what} ({kind})", { index, what: say("a call the API runs itself"), kind }));
+  if (kind === "mcp_tool_use") return no(say("block {index} is {what} ({kind})", { index, what: say("a call the API makes to the MCP server itself"), kind }));
+  if (kind !== "tool_use") return no(say("block {index} is not a tool call ({kind})", { index, kind }));
   const reason = answer.message.stop_reason;
   if (answer.complete && reason !== "tool_use") {
-    if (reason === null || reason === undefined) return no("the message ended with no stop_reason");
-    if (Object.hasOwn(NOT_RUNNABLE_BECAUSE, reason)) return no(`stop_reason is ${reason}: ${NOT_RUNNABLE_BECAUSE[reason]}`);
-    return no(`stop_reason is '${reason}', which this client does not know; only tool_use asks for a tool to run`);
+    if (reason === null || reason === undefined) return no(say("the message ended with no stop_reason"));
+    if (Object.hasOwn(NOT_RUNNABLE_BECAUSE, reason)) return no(say("stop_reason is {reason}: {because}", { reason, because: say(NOT_RUNNABLE_BECAUSE[reason]) }));
+    return no(say("stop_reason is {reason!r}, which this client does not know; only tool_use asks for a tool to run", { reason }));
   }
-  if (!answer.stopped.has(index)) return no(`block ${index} has no content_block_stop yet: its input may still grow`);
-  if (answer.inputErrors.has(index)) return no(`block ${index}'s input ${answer.inputErrors.get(index)}`);
+  if (!answer.stopped.has(index)) return no(say("block {index} has no content_block_stop yet: its input may still grow", { index }));
+  if (answer.inputErrors.has(index)) return no(say("block {index}'s input {problem}", { index, problem: answer.inputErrors.get(index) }));
   const input = block.input;
-  if (input === null || typeof input !== "object" || Array.isArray(input)) return no(`block ${index}'s input is not a JSON object`);
-  if (!answer.complete) return no("the message has no message_stop yet: the stop_reason that allows a run comes last");
-  return { runnable: true, reason: `block ${index} is a complete tool_use call, and the message stopped for tool_use` };
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return no(say("block {index}'s input is not a JSON object", { index }));
+  if (!answer.complete) return no(say("the message has no message_stop yet: the stop_reason that allows a run comes last"));
+  return { runnable: true, reason: say("block {index} is a complete tool_use call, and the message stopped for tool_use", { index }) };
 }
 
 // ---- 5. Showing it ---------------------------------------------------------
 const $ = (id) => document.getElementById(id);
 
-// "1 output token", "58 output tokens".
-const count = (number, what) => `${number} ${what}${number === 1 ? "" : "s"}`;
+// Every sentence the page shows is an English template, said in the page's language:
+// the app puts the table English -> that language in the page (chat/words.py).
+const WORDS = JSON.parse(document.getElementById("words").textContent);
+// `english` in the page's language, its {fields} filled in ({name!r}: quoted, as Python's repr).
+function say(english, fields = {}) {
+  const template = Object.hasOwn(WORDS, english) ? WORDS[english] : english;
+  return template.replace(/\{(\w+)(!r)?\}/g, (all, name, quoted) => (quoted ? shown(fields[name]) : String(fields[name])));
+}
+
+// "1 output token", "58 output tokens": `one` for 1, else `many` with its {count}.
+const count = (number, one, many) => (number === 1 ? say(one) : say(many, { count: number }));
 
 // `ended`: null while the stream is still read; once it is over, why it ended before
 // message_stop ("the connection was cut", ...), or "" when message_stop came. While the
@@ -248,23 +258,30 @@ function render(answer, ended = null) {
       box.classList.add("cut");
       const note = document.createElement("p");
       note.className = "cut-note";
-      note.textContent = `✂ ${ended} before this input was complete: ` +
-        (text === "" ? "none of it arrived." : `the ${count(text.length, "character")} above are all that arrived.`);
+      note.textContent = text === ""
+        ? say("✂ {ended} before this input was complete: none of it arrived.", { ended })
+        : say("✂ {ended} before this input was complete: the {characters} above are all that arrived.",
+          { ended, characters: count(text.length, "1 character", "{count} characters") });
       box.querySelector(".tool-input").after(note);
     }
     let verdict = toolCallVerdict(answer, index);
     if (ended && !verdict.runnable && !(answer.complete && answer.stopped.has(index))) {
       // It ended (Stop, a cut, an error) before the call was complete: nothing more will come.
-      verdict = { runnable: false, reason: `${ended} before this call was complete: it may not run` };
+      verdict = { runnable: false, reason: say("{ended} before this call was complete: it may not run", { ended }) };
     }
     const line = box.querySelector(".verdict");
     const state = verdict.runnable ? "runnable" : ended === null ? "pending" : "not-runnable";
     line.className = "verdict " + state;
-    line.textContent = { runnable: "runnable: ", pending: "pending: ", "not-runnable": "not runnable: " }[state] + verdict.reason;
+    const fields = { reason: verdict.reason };
+    line.textContent = verdict.runnable ? say("runnable: {reason}", fields)
+      : ended === null ? say("pending: {reason}", fields) : say("not runnable: {reason}", fields);
   }
   const usage = answer.message.usage;
-  $("usage").textContent = `usage${answer.complete ? "" : " so far"}: ` +
-    `${count(usage.input_tokens, "input token")}, ${count(usage.output_tokens, "output token")}`;
+  const tokens = say("{input}, {output}", {
+    input: count(usage.input_tokens, "1 input token", "{count} input tokens"),
+    output: count(usage.output_tokens, "1 output token", "{count} output tokens"),
+  });
+  $("usage").textContent = answer.complete ? say("usage: {tokens}", { tokens }) : say("usage so far: {tokens}", { tokens });
 }
 
 function showStatus(kind, text) {
@@ -282,7 +299,7 @@ async function send(prompt) {
   $("tools").textContent = "";
   $("usage").textContent = "";
   $("yours").hidden = true;
-  showStatus("streaming", "streaming…");
+  showStatus("streaming", say("streaming…"));
   // The page's own query (?error_after=8, ?drop_at=1500) goes to the app, which
   // passes the replay server's faults on to it, and nothing else.
   const response = await fetch("/chat" + location.search, {
@@ -294,7 +311,7 @@ async function send(prompt) {
   if (!response.ok) {
     const body = await response.json().catch(() => ({}));
     const message = body.error ? `${body.error.type}: ${body.error.message}` : response.statusText;
-    showStatus("error", `error: HTTP ${response.status}: ${message}`);
+    showStatus("error", say("error: HTTP {status}: {message}", { status: response.status, message }));
     return;
   }
   // In notebook 07 the app also reads the answer with the learner's own client: its
@@ -335,7 +352,8 @@ async function read(response, answer) {
           answer.error = { type: null, message: dispatched.data };
           return;
         }
-        answer.error = { type: "bad_event", message: `event ${number} (${dispatched.type}): data is not JSON: ${error.message}` };
+        const why = say("data is not JSON: {error}", { error: error.message });
+        answer.error = { type: "bad_event", message: say("event {number} ({name}): {why}", { number, name: dispatched.type, why }) };
         return;
       }
       if (!named && !(isObject(event) && API_EVENT_NAMES.has(event.type))) continue;
@@ -347,14 +365,15 @@ async function read(response, answer) {
       else if (name === "error") {
         event = isObject(event) && isObject(event.error) ? { ...event, type: "error" } : { type: "error", error: { type: null, message: dispatched.data } };
       } else if (isObject(event) && API_EVENT_NAMES.has(event.type) && event.type !== name) {
-        answer.error = { type: "bad_event", message: `event ${number} (${name}): named '${name}' by its event line but '${event.type}' by its data's type` };
+        const why = say("named {name!r} by its event line but {kind!r} by its data's type", { name, kind: event.type });
+        answer.error = { type: "bad_event", message: say("event {number} ({name}): {why}", { number, name, why }) };
         return;
       }
       try {
         answer.apply(event);
       } catch (error) {
         // An event out of order (a delta before its block's start, say): the stream is not one we can read on.
-        answer.error = { type: "bad_event", message: `event ${number}: ${error.message}` };
+        answer.error = { type: "bad_event", message: say("event {number}: {what}", { number, what: error.message }) };
         return;
       }
       if (answer.complete || answer.error) return; // nothing after message_stop or an error is read
@@ -378,28 +397,28 @@ async function read(response, answer) {
     // A cut (or Stop) errors the stream: chunks the browser had received but we
     // had not read yet are dropped with it. What is shown is what we read.
     if (error.name === "AbortError") {
-      render(answer, "you stopped the answer");
-      showStatus("incomplete", "stopped: you stopped the answer; what arrived is kept above");
+      render(answer, say("you stopped the answer"));
+      showStatus("incomplete", say("stopped: you stopped the answer; what arrived is kept above"));
     } else {
-      render(answer, "the connection was cut");
-      showStatus("incomplete", `incomplete: the connection was cut before message_stop (${error.message}); the answer above is partial`);
+      render(answer, say("the connection was cut"));
+      showStatus("incomplete", say("incomplete: the connection was cut before message_stop ({why}); the answer above is partial", { why: error.message }));
     }
     return;
   }
   if (answer.error) {
-    render(answer, "an error ended the stream");
-    showStatus("error", `error: ${answer.error.type}: ${answer.error.message}; the answer above is partial`);
+    render(answer, say("an error ended the stream"));
+    showStatus("error", say("error: {type}: {message}; the answer above is partial", answer.error));
   } else if (!answer.complete) {
-    render(answer, "the stream ended");
-    showStatus("incomplete", "incomplete: the stream ended before message_stop; the answer above is partial");
+    render(answer, say("the stream ended"));
+    showStatus("incomplete", say("incomplete: the stream ended before message_stop; the answer above is partial"));
   } else if (answer.message.stop_reason === "refusal") {
     // The model declined after it had started: what was shown is taken back (notebook 06).
     render(answer, "");
     $("answer").textContent = "";
-    showStatus("error", "refused: the model declined to go on; the text shown while it streamed is withdrawn");
+    showStatus("error", say("refused: the model declined to go on; the text shown while it streamed is withdrawn"));
   } else {
     render(answer, "");
-    showStatus("done", `done: stop_reason ${answer.message.stop_reason}`);
+    showStatus("done", say("done: stop_reason {reason}", { reason: answer.message.stop_reason }));
   }
 }
 
@@ -413,21 +432,23 @@ async function showYours(number) {
     .then((response) => (response.ok ? response.json() : null))
     .catch(() => null);
   if (report === null) return;
-  const verdictBy = report.stages.verdict === "yours"
-    ? "your may_run (my_client/verdict.py)"
-    : "the library's verdict (yours does not pass its checks yet)";
+  const whose = report.stages.verdict === "yours"
+    ? say("your may_run (my_client/verdict.py)")
+    : say("the library's verdict (yours does not pass its checks yet)");
   for (const [index, runnable] of Object.entries(report.verdicts)) {
     const line = document.querySelector(`.tool[data-index="${index}"] .verdict`);
     if (line === null) continue;
     line.className = "verdict " + (runnable ? "runnable" : "not-runnable");
-    line.textContent = `${runnable ? "runnable" : "not runnable"}, says ${verdictBy}`;
+    line.textContent = runnable ? say("runnable, says {whose}", { whose }) : say("not runnable, says {whose}", { whose });
   }
   const stages = Object.entries(report.stages);
   const mine = stages.filter(([, whose]) => whose === "yours").map(([name]) => name);
   const library = stages.filter(([, whose]) => whose !== "yours").map(([name]) => name);
   $("yours").className = report.message.matches ? "matches" : "differs";
-  $("yours").textContent = `${report.message.said}. Your stages: ${mine.join(", ") || "none yet"}` +
-    (library.length ? `; the library's, for now: ${library.join(", ")}` : "");
+  const stagesNow = { said: report.message.said, stages: mine.join(", ") || say("none yet"), library: library.join(", ") };
+  $("yours").textContent = library.length
+    ? say("{said}. Your stages: {stages}; the library's, for now: {library}", stagesNow)
+    : say("{said}. Your stages: {stages}", stagesNow);
   $("yours").hidden = false;
 }
 
@@ -436,10 +457,8 @@ async function showSource() {
   const about = await fetch("/about").then((response) => response.json()).catch(() => null);
   if (about === null) return;
   $("source").textContent = about.replaying === null
-    ? `Answers come from the Messages API (${about.model}).`
-    : `Offline replay: whatever you ask, the answer is the same recorded stream, ${about.replaying}, ` +
-      "replayed by the local replay server; no model reads your prompt. " +
-      "Start the page with ANTHROPIC_API_KEY set to ask a real model.";
+    ? say("Answers come from the Messages API ({model}).", { model: about.model })
+    : say("Offline replay: whatever you ask, the answer is the same recorded stream, {recording}, replayed by the local replay server; no model reads your prompt. Start the page with ANTHROPIC_API_KEY set to ask a real model.", { recording: about.replaying });
   $("source").hidden = false;
 }
 showSource();
@@ -452,8 +471,8 @@ $("ask").addEventListener("submit", async (submitted) => {
     await send($("prompt").value);
   } catch (error) {
     // The fetch itself failed (or was stopped before any answer).
-    if (error.name === "AbortError") showStatus("incomplete", "stopped: you stopped the answer before it began");
-    else showStatus("error", `error: ${error.message}`);
+    if (error.name === "AbortError") showStatus("incomplete", say("stopped: you stopped the answer before it began"));
+    else showStatus("error", say("error: {message}", { message: error.message }));
   } finally {
     $("send").disabled = false;
     $("stop").disabled = true;

@@ -826,13 +826,14 @@ def save_cell(file_name: str, cell: str, where: Path | None = None) -> tuple[str
     old = target.read_text(encoding="utf-8") if target.exists() else ""
     text = cell if cell.endswith("\n") else cell + "\n"
     if old and len(_STUB_MARK.findall(text)) > len(_STUB_MARK.findall(old)):
-        return (
-            f"my_client/{file_name} kept: it holds answers this cell does not "
+        kept = _(
+            "my_client/{file} kept: it holds answers this cell does not "
             "(delete the file to start it again from this cell)",
-            old,
+            file=file_name,
         )
+        return kept, old
     target.write_text(text, encoding="utf-8")
-    return f"my_client/{file_name} saved", text
+    return _("my_client/{file} saved", file=file_name), text
 
 
 def load_ipython_extension(ipython: Any) -> None:

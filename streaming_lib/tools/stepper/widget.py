@@ -152,7 +152,8 @@ class StreamStepper(widgets.VBox):
         self.back = widgets.Button(description="−10", tooltip=say["back"])
         self.ahead = widgets.Button(description="+10", tooltip=say["ahead"])
         for button, by in ((self.back, -JUMP), (self.ahead, JUMP)):
-            button.layout = widgets.Layout(width="48px")
+            # As wide as its words, never squeezed (a fixed 48 px cut "−10" short at 150%).
+            button.layout = widgets.Layout(width="auto", min_width="3.4em", flex="0 0 auto")
             button.on_click(lambda _, by=by: self._jump(by))
         self.chunk_choice = widgets.ToggleButtons(
             options=[(plan_label(size, lang), size) for size in choices],
@@ -167,10 +168,18 @@ class StreamStepper(widgets.VBox):
         )
         self.panels = widgets.HTML()
         heading = widgets.HTML(heading_html(self.name, len(self.raw), lang))
+        # In a narrow notebook (a sidebar open, a zoomed screen) a row of controls wraps onto
+        # the next line rather than squeeze a control until its words are cut.
+        self.play.layout = widgets.Layout(flex="0 0 auto")
         self._controls = widgets.HBox(
-            [self.play, self.back, self.slider, self.ahead], layout=widgets.Layout(width="100%")
+            [self.play, self.back, self.slider, self.ahead],
+            layout=widgets.Layout(width="100%", flex_flow="row wrap"),
         )
-        sizes = widgets.HBox([widgets.Label(say["chunk_size"]), self.chunk_choice, self.speed])
+        label = widgets.Label(say["chunk_size"], layout=widgets.Layout(width="auto"))
+        label.layout.flex = "0 0 auto"
+        sizes = widgets.HBox(
+            [label, self.chunk_choice, self.speed], layout=widgets.Layout(flex_flow="row wrap")
+        )
         super().__init__([heading, self._controls, sizes, self.panels])
         self.add_class("ss-stepper")
 
@@ -223,7 +232,10 @@ class StreamStepper(widgets.VBox):
             max=last,
             description=words(STEPPER, self.lang)["step"],
             continuous_update=True,
-            layout=widgets.Layout(flex="1 1 auto"),
+            # Room to aim at a step (a track of 200 px or more): it grows with the row, and
+            # where the row has less room it wraps onto a line of its own.
+            style={"description_width": "initial"},
+            layout=widgets.Layout(flex="1 1 300px", min_width="300px"),
         )
         self._link = widgets.jslink((self.play, "value"), (slider, "value"))  # playing moves it
         slider.observe(self._on_step, "value")
