@@ -21,7 +21,7 @@ import pytest
 from streaming_lib.__main__ import main
 from streaming_lib.tools import class_report
 from streaming_lib.tools.classroom import FOLDER, BadLink, NoOrigin, class_link
-from streaming_lib.tools.my_client import REFERENCE
+from streaming_lib.tools.my_client import REFERENCE, STUBS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -217,7 +217,7 @@ def home(homes, learner, exercises_from, my_client=None):
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    """The report of four homes, in English and in Chinese."""
+    """The report of five homes, in English and in Chinese."""
     homes = tmp_path_factory.mktemp("homes")
     home(homes, "ada", ROOT / "solutions", REFERENCE)
     home(homes, "bo", ROOT / "exercises")
@@ -230,6 +230,10 @@ def report(tmp_path_factory):
     nbformat.write(notebook, path)
     (homes / "dee").mkdir()
     (homes / "dee" / "notes.txt").write_text("no course here", encoding="utf-8")
+    # A learner who started lesson 01 and left a syntax error in it.
+    broken = home(homes, "eve", ROOT / "exercises", STUBS)
+    with (broken / "my_client" / "sse.py").open("a", encoding="utf-8") as file:
+        file.write("\ndef feed_line(line:\n")
     out = tmp_path_factory.mktemp("out")
     before = {p: p.read_bytes() for p in homes.rglob("*") if p.is_file()}
     status = main(
@@ -256,15 +260,19 @@ def test_the_report_has_one_row_per_learner_as_their_work_stands(report):
         "first failing stage",
     ]
     by_name = {row[0]: row for row in rows}
-    assert sorted(by_name) == ["ada", "bo", "cy", "dee"]
-    ada, bo, cy, dee = (by_name[name] for name in ("ada", "bo", "cy", "dee"))
+    assert sorted(by_name) == ["ada", "bo", "cy", "dee", "eve"]
+    ada, bo, cy, dee, eve = (by_name[name] for name in ("ada", "bo", "cy", "dee", "eve"))
     assert ada[2] == "2 of 2" and ada[4] == "none: every stage passes"
     count = ada[3].split(" of ")[1]
     assert ada[3] == f"{count} of {count}" and int(count) > 0
     lessons = ada[1].split(" of ")
     assert lessons[0] == lessons[1] and int(lessons[0]) >= 4
     assert bo[1] == f"0 of {lessons[1]}" and bo[2] == "0 of 2" and bo[3] == f"0 of {count}"
-    assert bo[4] == "sse (lesson 01)"
+    # Not written yet, and written with a syntax error: the same stage, not the same row.
+    assert bo[4] == "sse (lesson 01): write feed_line in my_client/sse.py (lesson 01)"
+    assert eve[3] == f"0 of {count}" and eve[4].startswith(
+        "sse (lesson 01): my_client/sse.py does not load: SyntaxError"
+    )
     assert cy[4] == "stopped: longer than 90 s"
     assert cy[1] == ""  # its lessons are not known: not "0 of N", which says none is done
     assert dee[1:] == ["", "", "", "no course in this home"]
@@ -285,7 +293,7 @@ def test_the_report_writes_nothing_into_a_learners_home(report):
 def test_the_page_holds_every_row_and_sorts_with_its_own_script_only(report):
     _, out, _, _ = report
     page = (out / "en" / class_report.HTML_NAME).read_text(encoding="utf-8")
-    assert page.count("<tr>") == 5 and "sse (lesson 01)" in page
+    assert page.count("<tr>") == 6 and "sse (lesson 01)" in page
     assert "<script>" in page and "src=" not in page and "href=" not in page
     assert '<html lang="en">' in page
 

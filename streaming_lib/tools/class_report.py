@@ -67,6 +67,7 @@ REPORT = Table(
     word("report_title", "The class at a glance"),
     word("report_of", "{done} of {count}"),
     word("report_stage", "{stage} (lesson {lesson})"),
+    word("report_stage_why", "{stage} (lesson {lesson}): {why}"),
     word("report_none", "none: every stage passes"),
     word("report_no_course", "no course in this home"),
     word("report_timeout", "stopped: longer than {seconds} s"),
@@ -242,6 +243,11 @@ def check(home: Path, timeout: float = TIMEOUT, lang: str = "en") -> Checked:
                 env,
                 user,
             )
+            if checked.my_client and checked.my_client.get("next"):
+                # What to do next, as the learner would read it: no scratch folder in it.
+                checked.my_client["next"] = checked.my_client["next"].replace(
+                    f"{mine}/", "my_client/"
+                )
         except TimeoutError:
             checked.stopped = "timeout"
         except (ValueError, OSError) as error:
@@ -298,8 +304,13 @@ def row(checked: Checked, lang: str = "en") -> list[str]:
     elif checked.stopped:
         cells.append(say["report_broken"].format(why=checked.stopped.removeprefix("broken: ")))
     elif mine and mine.get("first_failing_stage"):
+        # With what to do next: a stage not written yet and one that does not load
+        # (a syntax error) fail at the same stage, but are not the same row.
+        stage, lesson = mine["first_failing_stage"], mine["lesson"]
         cells.append(
-            say["report_stage"].format(stage=mine["first_failing_stage"], lesson=mine["lesson"])
+            say["report_stage_why"].format(stage=stage, lesson=lesson, why=mine["next"])
+            if mine.get("next")
+            else say["report_stage"].format(stage=stage, lesson=lesson)
         )
     else:
         cells.append(say["report_none"])
