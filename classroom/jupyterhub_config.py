@@ -20,8 +20,8 @@
 #                          or local (processes of the hub's own user, each learner's home
 #                          COURSE_HUB_HOMES/NAME, default /tmp/course-homes: a rehearsal; the
 #                          limits below are then not enforced)
-#   COURSE_FOLDER          the course's folder in each home, as the pull link names it
-#                          (default: streaming-course)
+#   COURSE_FOLDER          the course's folder in each home, where each learner's my_client/
+#                          goes: the same as `class-link --folder` (default: streaming-course)
 #   COURSE_MEM_LIMIT       memory of one learner's server and kernels (default: 1G)
 #   COURSE_CPU_LIMIT       CPUs of one learner (default: 1)
 #   COURSE_CULL_TIMEOUT    seconds idle before a server is stopped (default: 3600)

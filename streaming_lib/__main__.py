@@ -26,7 +26,7 @@ my-client --live [--dir DIR] [--reference] [--summary] [--base-url URL] [--json]
                                         server's faults, the SDK beside it
                                         (tools/my_client/live.py); --base-url URL: one real
                                         request with your client (key: ANTHROPIC_API_KEY)
-class-link --hub URL [--repo URL] [--branch B] [--lesson NN] [--lang zh]
+class-link --hub URL [--repo URL] [--branch B] [--lesson NN] [--folder NAME] [--lang zh]
                                         the nbgitpuller link that pulls the course into each
                                         learner's home on a JupyterHub (tools/classroom.py)
 class-report HOMES_DIR [--out DIR] [--lang zh] [--timeout SECONDS]
@@ -229,6 +229,13 @@ def add_classroom(commands: argparse._SubParsersAction) -> None:
     )
     link.add_argument(
         "--lesson", default="00", metavar="NN", help="the lesson to open (default: 00)"
+    )
+    link.add_argument(
+        "--folder",
+        default="streaming-course",
+        metavar="NAME",
+        help="the course's folder in each home, the hub configuration's COURSE_FOLDER "
+        "(default: streaming-course)",
     )
     link.add_argument(
         "--lang",
@@ -442,7 +449,10 @@ def run_command(args: argparse.Namespace) -> int:
         from .tools.classroom import BadLink, NoOrigin, class_link
 
         try:
-            print(class_link(args.hub, args.repo, args.branch, args.lesson, args.lang or "en"))
+            link = class_link(
+                args.hub, args.repo, args.branch, args.lesson, args.lang or "en", folder=args.folder
+            )
+            print(link)
         except (BadLink, NoOrigin) as error:
             refuse("class-link", error)
         return 0

@@ -6,8 +6,11 @@ the course's answers, one whose work never ends (the time limit stops it), one w
 import contextlib
 import csv
 import json
+import os
 import shutil
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,7 +20,7 @@ import pytest
 
 from streaming_lib.__main__ import main
 from streaming_lib.tools import class_report
-from streaming_lib.tools.classroom import BadLink, NoOrigin, class_link, folder_name
+from streaming_lib.tools.classroom import FOLDER, BadLink, NoOrigin, class_link
 from streaming_lib.tools.my_client import REFERENCE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,14 +121,63 @@ def test_without_origin_the_link_says_to_pass_repo_and_repo_stands_in(clone, cap
         class_link("https://hub.example.edu", root=clone)
     assert str(clone) in str(error.value) and "--repo" in str(error.value)
     link = class_link("https://hub.example.edu", repo="/srv/git/course", root=clone)
-    assert parse_qs(urlsplit(link).query)["urlpath"] == [
-        "lab/tree/course/notebooks/00_start_here.ipynb"
-    ]
+    assert parse_qs(urlsplit(link).query)["repo"] == ["/srv/git/course"]
+
+
+def test_the_course_goes_into_streaming_course_whatever_the_repository_is_called(clone):
+    # The hub's configuration puts each learner's my_client/ in ~/streaming-course/: a
+    # repository named otherwise still lands there, or the lessons' my_client/ would not
+    # be in the learner's copy of the course.
+    for repo in ("https://git.example.org/me/sse-lessons.git", "/srv/git/wt", "git@h:me/x.git"):
+        query = parse_qs(urlsplit(class_link("https://h", repo=repo, root=clone)).query)
+        assert query["targetpath"] == [FOLDER] == ["streaming-course"]
+        assert query["urlpath"] == ["lab/tree/streaming-course/notebooks/00_start_here.ipynb"]
+    moved = parse_qs(urlsplit(class_link("https://h", repo="/r", root=clone, folder="sse")).query)
+    assert moved["targetpath"] == ["sse"]
+    assert moved["urlpath"] == ["lab/tree/sse/notebooks/00_start_here.ipynb"]
+
+
+@pytest.mark.parametrize("folder", ["", "a/b", "../up", ".hidden", "/abs", "a\\b"])
+def test_a_folder_that_is_not_one_name_is_refused(clone, folder, capsys):
+    with pytest.raises(BadLink, match="--folder"):
+        class_link("https://h", repo="/r", root=clone, folder=folder)
+    with pytest.raises(SystemExit) as stopped:
+        main(["class-link", "--hub", "https://h", "--repo", "/r", "--folder", folder])
+    assert stopped.value.code == 2 and "--folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "hub",
+    [
+        "https://hub.example.edu/hub/home",  # copied from the browser: a page of the hub
+        "https://hub.example.edu/hub/",
+        "https://hub.example.edu/user/teacher/lab",
+        "https://hub.example.edu/?next=x",
+        "https://hub.example.edu/#top",
+    ],
+)
+def test_a_page_of_the_hub_is_refused_naming_its_address(clone, hub):
+    with pytest.raises(BadLink, match="https://hub.example.edu\\)"):
+        class_link(hub, repo="https://x/course.git", root=clone)
+
+
+def test_an_unknown_lesson_names_the_lessons_there_and_a_folder_with_none_says_so(clone, tmp_path):
+    with pytest.raises(BadLink, match=r"--lesson 05: .*\(there: 00, 02\)"):
+        class_link("https://h", repo="/r", lesson="05", root=clone)
+    with pytest.raises(BadLink, match="class-link in the course's clone"):
+        class_link("https://h", repo="/r", root=tmp_path / "empty")
 
 
 @pytest.mark.parametrize(
     "hub, lesson",
-    [("hub.example.edu", "00"), ("ftp://h", "00"), ("https://h", "2"), ("https://h", "09")],
+    [
+        ("hub.example.edu", "00"),
+        ("ftp://h", "00"),
+        ("http://", "00"),
+        ("https://h/ x", "00"),
+        ("https://h", "2"),
+        ("https://h", "09"),
+    ],
 )
 def test_a_bad_hub_or_lesson_is_refused_naming_the_option(clone, hub, lesson, capsys):
     with pytest.raises(BadLink, match="--hub" if lesson == "00" else "--lesson"):
@@ -139,7 +191,11 @@ def test_the_command_prints_the_link_for_this_course(capsys):
     assert main(["class-link", "--hub", "https://h", "--repo", "https://x/streaming-course"]) == 0
     query = parse_qs(urlsplit(capsys.readouterr().out.strip()).query)
     assert query["urlpath"] == ["lab/tree/streaming-course/notebooks/00_start_here.ipynb"]
-    assert folder_name("git@host:org/streaming-course.git") == "streaming-course"
+    argv = ["class-link", "--hub", "https://h/", "--repo", "https://x/y", "--folder", "sse"]
+    assert main(argv) == 0
+    link = capsys.readouterr().out.strip()
+    assert link.startswith("https://h/hub/user-redirect/git-pull?")
+    assert parse_qs(urlsplit(link).query)["targetpath"] == ["sse"]
 
 
 # -- class-report ---------------------------------------------------------------------
@@ -210,6 +266,7 @@ def test_the_report_has_one_row_per_learner_as_their_work_stands(report):
     assert bo[1] == f"0 of {lessons[1]}" and bo[2] == "0 of 2" and bo[3] == f"0 of {count}"
     assert bo[4] == "sse (lesson 01)"
     assert cy[4] == "stopped: longer than 90 s"
+    assert cy[1] == ""  # its lessons are not known: not "0 of N", which says none is done
     assert dee[1:] == ["", "", "", "no course in this home"]
 
 
@@ -251,3 +308,70 @@ def test_a_homes_dir_that_is_no_folder_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as stopped:
         main(["class-report", str(tmp_path / "nowhere")])
     assert stopped.value.code == 2 and "not a folder" in capsys.readouterr().err
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        main(["class-report", str(tmp_path / "a-file")])
+    assert stopped.value.code == 2 and "not a folder" in capsys.readouterr().err
+
+
+def test_a_homes_dir_with_no_home_is_refused_rather_than_an_empty_table(tmp_path, capsys):
+    (tmp_path / "homes").mkdir()
+    (tmp_path / "homes" / "notes.txt").write_text("", encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        main(["class-report", str(tmp_path / "homes"), "--out", str(tmp_path / "out")])
+    assert stopped.value.code == 2 and "no learner's home" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("given", ["ana", "ana/streaming-course"])
+def test_one_learners_home_or_course_given_for_the_homes_is_refused(tmp_path, given, capsys):
+    home(tmp_path / "homes", "ana", ROOT / "exercises")
+    with pytest.raises(SystemExit) as stopped:
+        main(["class-report", str(tmp_path / "homes" / given), "--out", str(tmp_path / "out")])
+    said = capsys.readouterr().err
+    assert stopped.value.code == 2 and "is one home" in said and "/home" in said
+    assert not (tmp_path / "out").exists()
+
+
+NOBODY = 65534  # the unprivileged user of Debian and most Linux systems
+
+
+def runs_as_nobody():
+    """Whether this Python starts as NOBODY (its files may sit in a folder only root reads)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", "pass"], user=NOBODY, group=NOBODY, capture_output=True
+        )
+    except PermissionError:
+        return False
+    return done.returncode == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_run_as_root_a_learners_checks_run_as_the_owner_of_their_home_never_as_root():
+    # Under the system's temporary folder, readable by every user (pytest's own is root's).
+    where = Path(tempfile.mkdtemp(prefix="class-report-test-"))
+    try:
+        where.chmod(0o755)
+        witness = where / "witness"
+        witness.mkdir(mode=0o777)
+        witness.chmod(0o777)
+        course = home(where / "homes", "ana", ROOT / "exercises", REFERENCE)
+        lines = course / "my_client" / "lines.py"
+        spy = f"import os\nopen({str(witness / 'uid')!r}, 'w').write(str(os.getuid()))\n"
+        lines.write_text(spy + lines.read_text(encoding="utf-8"), encoding="utf-8")
+        for path in [where / "homes" / "ana", *(where / "homes" / "ana").rglob("*")]:
+            os.lchown(path, NOBODY, NOBODY)
+        root_home = where / "homes" / "root-home"
+        root_home.mkdir()
+        assert class_report.owner(where / "homes" / "ana") == (NOBODY, NOBODY)
+        assert class_report.owner(root_home) is None
+        checked = class_report.check(where / "homes" / "ana", timeout=300)
+        if runs_as_nobody():
+            assert (witness / "uid").read_text() == str(NOBODY)
+            assert checked.my_client is not None and checked.my_client["passed"] > 0
+        else:  # this Python is out of the learner's reach: refused to them, so not run as root
+            assert not (witness / "uid").exists()
+            assert checked.stopped.startswith("broken:") and "Permission denied" in checked.stopped
+    finally:
+        shutil.rmtree(where)

@@ -10,7 +10,7 @@ import os
 import pwd
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import jsonschema
 import pytest
@@ -139,3 +139,26 @@ def test_the_tljh_snippet_gives_each_learner_their_own_my_client():
     spawner = type("Spawner", (), {"user": type("User", (), {"name": me.pw_name})()})()
     where = config.Spawner.environment["STREAMING_COURSE_MY_CLIENT"](spawner)
     assert where == str(Path(me.pw_dir) / "streaming-course" / "my_client")
+
+
+def test_the_link_pulls_the_course_where_every_hub_config_puts_my_client(tmp_path, monkeypatch):
+    # A learner's my_client/ belongs in their copy of the course: the folder class-link
+    # names (targetpath) is the folder each configuration puts my_client/ in.
+    def pulled_into(**options):
+        link = class_link("https://h", repo="https://x/any-name.git", **options)
+        return parse_qs(urlsplit(link).query)["targetpath"][0]
+
+    monkeypatch.delenv("COURSE_FOLDER", raising=False)
+    spawner = type("Spawner", (), {"home_dir": "/home/ada"})()
+    for env, options in [({}, {}), ({"COURSE_FOLDER": "sse"}, {"folder": "sse"})]:
+        config = load_config(tmp_path, monkeypatch, COURSE_HUB_SPAWNER="local", **env)
+        where = config.Spawner.environment["STREAMING_COURSE_MY_CLIENT"](spawner)
+        assert where == f"/home/ada/{pulled_into(**options)}/my_client"
+    tljh = PyFileConfigLoader("streaming_course.py", str(ROOT / "classroom" / "tljh")).load_config()
+    me = pwd.getpwuid(os.getuid())
+    spawner = type("Spawner", (), {"user": type("User", (), {"name": me.pw_name})()})()
+    where = tljh.Spawner.environment["STREAMING_COURSE_MY_CLIENT"](spawner)
+    assert where == str(Path(me.pw_dir) / pulled_into() / "my_client")
+    values = yaml.safe_load((ROOT / "classroom" / "z2jh" / "values.yaml").read_text("utf-8"))
+    mine = values["singleuser"]["extraEnv"]["STREAMING_COURSE_MY_CLIENT"]
+    assert mine == f"/home/jovyan/{pulled_into()}/my_client"

@@ -2,6 +2,7 @@
 # Copy this file into /opt/tljh/config/jupyterhub_config.d/ and run `sudo tljh-config reload`.
 # (The course's environment is shared by every learner; without this, the lessons'
 # %%my_client cells would all write into one folder beside the installed course.)
+# The folder is the one class-link pulls the course into (its --folder, streaming-course).
 import pwd
 from pathlib import Path
 

@@ -7,12 +7,14 @@ as a page.
 HOMES_DIR holds one folder per learner, as JupyterHub lays out its users' homes; the folder's
 name is the learner's. In each, the course is the home itself or the folder just inside it
 that has `exercises/` (where nbgitpuller cloned it: `streaming-course/`). A home without the
-course gets a row that says so.
+course gets a row that says so (the teacher's own, on a hub, often). HOMES_DIR that is one
+home, or the course itself, is refused: its folders are no learners.
 
 For each learner the course's own checks run, each in a subprocess of its own, never in this
 process: `progress --json` (every exercise's checks, in fresh kernels) and `my-client --json`
 (their `my_client/`, stage by stage, against the library and the SDK), on a copy of their
-`my_client/` in a temporary folder, so nothing is written into their home. A learner's checks
+`my_client/` in a temporary folder, so nothing is written into their home; run as root (to
+read every home), they run as the owner of the learner's home, never as root. A learner's checks
 share a time limit (`--timeout`, seconds): past it their processes (and the kernels they
 started) are stopped, and the row says the limit was reached.
 
@@ -104,18 +106,58 @@ def course_of(home: Path) -> Path | None:
 def homes(folder: Path) -> list[Path]:
     """The learners' homes in `folder`: its folders, by name (hidden ones left out).
 
-    Raises NotHomes when `folder` is no folder."""
+    Raises NotHomes when `folder` is no folder, holds no folder, or is one learner's home or
+    the course itself (the course is in it or just inside it: a hub's folder of homes has
+    the course two levels down)."""
     if not folder.is_dir():
         raise NotHomes(_("{path} is not a folder of learners' homes", path=str(folder)))
-    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    found = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not found:
+        raise NotHomes(
+            _(
+                "{path} holds no learner's home: give the folder of the homes, such as /home",
+                path=str(folder),
+            )
+        )
+    course = course_of(folder)
+    if course is not None:
+        raise NotHomes(
+            _(
+                "{path} is one home, the course in {course}: give the folder that holds "
+                "every learner's home, such as /home",
+                path=str(folder),
+                course=str(course),
+            )
+        )
+    return found
+
+
+def owner(home: Path) -> tuple[int, int] | None:
+    """(uid, gid) to run a learner's checks as: the owner of `home`, when this process is root
+    and the home is not root's; None otherwise (the checks run as this process's user).
+
+    A learner's code runs in their checks: run as root (`sudo`, to read every home), it would
+    have every right on the machine; as the home's owner it has the learner's own."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    found = home.stat()
+    return None if found.st_uid == 0 else (found.st_uid, found.st_gid)
 
 
 def _run_json(
-    command: Sequence[str], cwd: Path, deadline: float, env: dict[str, str]
+    command: Sequence[str],
+    cwd: Path,
+    deadline: float,
+    env: dict[str, str],
+    user: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
-    """Run `python -m streaming_lib COMMAND` in a session of its own, in `cwd`; its stdout as
-    JSON. On the deadline (time.monotonic()), the whole session is killed (the kernels too)
-    and TimeoutError raised; ValueError when it printed no JSON."""
+    """Run `python -m streaming_lib COMMAND` in a session of its own, in `cwd`, as `user`
+    ((uid, gid); None: as this process); its stdout as JSON. On the deadline
+    (time.monotonic()), the whole session is killed (the kernels too) and TimeoutError
+    raised; ValueError when it printed no JSON, OSError when it could not start."""
+    as_user: dict[str, Any] = {}
+    if user is not None:
+        as_user = {"user": user[0], "group": user[1], "extra_groups": []}
     process = subprocess.Popen(
         [sys.executable, "-m", "streaming_lib", *command],
         cwd=cwd,
@@ -124,6 +166,7 @@ def _run_json(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        **as_user,
     )
     try:
         out, err = process.communicate(timeout=max(0.0, deadline - time.monotonic()))
@@ -175,22 +218,29 @@ def check(home: Path, timeout: float = TIMEOUT, lang: str = "en") -> Checked:
         "PYTHONPATH": os.pathsep.join(filter(None, [library, os.environ.get("PYTHONPATH")])),
         "STREAMING_LIB_LANG": lang,
     }
+    user = owner(home)
     with tempfile.TemporaryDirectory(prefix="class-report-") as scratch:
         mine = Path(scratch) / "my_client"
         if (course / "my_client").is_dir():
             shutil.copytree(course / "my_client", mine, symlinks=True)
+        if user is not None:  # the learner's processes write only here (kernels' files too)
+            for path in [Path(scratch), *Path(scratch).rglob("*")]:
+                os.lchown(path, *user)
+            env = {**env, "HOME": scratch}
         try:
             checked.progress = _run_json(
                 ["progress", "--dir", str(course / "exercises"), "--json", "--lang", lang],
                 course,
                 deadline,
                 env,
+                user,
             )
             checked.my_client = _run_json(
                 ["my-client", "--dir", str(mine), "--json", "--lang", lang],
                 Path(scratch),
                 deadline,
                 env,
+                user,
             )
         except TimeoutError:
             checked.stopped = "timeout"
@@ -235,7 +285,9 @@ def row(checked: Checked, lang: str = "en") -> list[str]:
     if checked.course is None:
         return [checked.learner, "", "", "", say["report_no_course"]]
     done, measured = lessons(checked)
-    cells = [checked.learner, say["report_of"].format(done=done, count=measured)]
+    # A lesson is done when all its measures pass: with a check stopped, that is not known.
+    known = not checked.stopped
+    cells = [checked.learner, say["report_of"].format(done=done, count=measured) if known else ""]
     progress, mine = checked.progress, checked.my_client
     cells.append(
         say["report_of"].format(done=progress["done"], count=progress["count"]) if progress else ""
@@ -291,7 +343,7 @@ def run(
     """Check every learner in `folder` (`jobs` at a time; default: half the CPUs, at least
     one), write the CSV and the page into `out` (made if missing); the rows, by learner.
 
-    Raises NotHomes when `folder` is not a folder."""
+    Raises NotHomes when `folder` is no folder of homes (see `homes`)."""
     learners = homes(folder)
     jobs = jobs or max(1, (os.cpu_count() or 2) // 2)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
