@@ -48,8 +48,12 @@ function courseFitSlides(Reveal) {
       return (input ? [input] : []).concat(outputs);
     }
     if (element.matches("ol, ul, blockquote")) return Array.from(element.children);
-    if (element.matches("table")) return Array.from(element.querySelectorAll(":scope > tbody > tr"));
-    if (element.querySelector(":scope > .jp-Cell")) return Array.from(element.children);  // a fragment
+    if (element.matches("table")) {  // its rows; its head stays on each part
+      return Array.from(element.querySelectorAll(":scope > tbody > tr"));
+    }
+    if (element.querySelector(":scope > .jp-Cell")) {  // a fragment: the cells a click shows
+      return Array.from(element.children);
+    }
     return [];
   }
   function below(section, children) {  // a new slide right below `section`, holding `children`
@@ -69,10 +73,11 @@ function courseFitSlides(Reveal) {
   function follow(element, path) {  // the piece at `path` (indices, level by level) of `element`
     return path.reduce(function (at, index) { return piecesOf(at)[index]; }, element);
   }
-  function codeOf(leaf) {  // the one block of code or output text that `leaf` is or holds
+  function codeOf(leaf) {  // the block of code or output text that `leaf` is, or holds alone
     if (leaf.matches("pre")) return leaf;
     var blocks = leaf.querySelectorAll("pre");
-    return blocks.length === 1 ? blocks[0] : null;
+    var alone = blocks.length === 1 && blocks[0].textContent.trim() === leaf.textContent.trim();
+    return alone ? blocks[0] : null;  // (what else it holds would go on both slides)
   }
   function lineEnd(block, count) {  // the point right after the `count`-th line break in `block`
     var walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT), node, seen = 0;
@@ -93,7 +98,9 @@ function courseFitSlides(Reveal) {
     var whole = block.cloneNode(true);
     var text = block.textContent;
     var breaks = text.split("\n").length - 1 - (text.endsWith("\n") ? 1 : 0);
-    function restore() { block.replaceChildren.apply(block, Array.from(whole.cloneNode(true).childNodes)); }
+    function restore() {
+      block.replaceChildren.apply(block, Array.from(whole.cloneNode(true).childNodes));
+    }
     function fits(count) {
       restore();
       keepLines(block, count, true);
