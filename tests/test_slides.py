@@ -467,7 +467,7 @@ def test_every_slide_of_every_deck_fits_a_1280_by_720_screen_without_scrolling(t
 
 @pytest.mark.browser
 @pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing()))
-def test_a_string_and_a_coloured_output_longer_than_a_slide_are_cut_with_their_colour_kept(
+def test_a_docstring_a_red_output_and_a_list_taller_than_a_slide_go_on_below_whole(
     tmp_path, monkeypatch
 ):
     from playwright.sync_api import sync_playwright
@@ -476,7 +476,16 @@ def test_a_string_and_a_coloured_output_longer_than_a_slide_are_cut_with_their_c
     code = nbformat.v4.new_code_cell(f'def told():\n    """Told.\n\n{lines}\n    """\n    return 1')
     red = "\n".join(f"warning {n}: in red" for n in range(1, 61))
     code.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"\x1b[31m{red}\x1b[0m\n")]
-    lesson = nbformat.v4.new_notebook(cells=[cell("md", "# 90 · Long", slide_type="slide"), code])
+    items = "\n".join(
+        f"{n}. Item {n}, in a sentence that fills most of a line." for n in range(1, 41)
+    )
+    lesson = nbformat.v4.new_notebook(
+        cells=[
+            cell("md", "# 90 · Long", slide_type="slide"),
+            code,
+            cell("md", f"## Forty items\n\n{items}", slide_type="slide"),
+        ]
+    )
     (tmp_path / "lessons").mkdir()
     nbformat.write(lesson, tmp_path / "lessons" / "90_long.ipynb")
     monkeypatch.setitem(slides.EDITIONS, "en", (tmp_path / "lessons", "."))
@@ -491,6 +500,10 @@ def test_a_string_and_a_coloured_output_longer_than_a_slide_are_cut_with_their_c
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             seen = look_through(page, f"{url}/{deck.name}")  # joined back, each is whole
+            lists = page.evaluate(
+                "() => Array.from(document.querySelectorAll('.reveal ol'))"
+                ".map((list) => [list.start, list.children.length])"
+            )
         finally:
             browser.close()
     assert seen["too_tall"] == [] and seen["scrolling"] == []
@@ -505,3 +518,8 @@ def test_a_string_and_a_coloured_output_longer_than_a_slide_are_cut_with_their_c
             assert colour in above[-1][0].split() and colour in under[0][0].split()
     red_runs = [run for piece in cut[1] for run in piece if run[1].strip()]
     assert len(red_runs) == len(cut[1])  # each piece is one red span, cut at a line's end
+    # the list goes on below, numbered on from the items above
+    assert len(lists) > 1 and sum(count for _, count in lists) == 40
+    assert [start for start, _ in lists] == [
+        1 + sum(c for _, c in lists[:n]) for n in range(len(lists))
+    ]
