@@ -40,7 +40,10 @@ it (the answer to the last section stays on that section's slide, and the
 heading starts its own), the stepper gets a slide of its own, and the set-up
 cell is left out. When a deck opens, every slide taller than the screen is cut
 where it overflows (`slides_template/fit.js`): what does not fit moves to a
-slide below, and the slide it left shows ▼ at its foot.
+slide below, and the slide it left shows ▼ at its foot. A block taller than a
+whole slide is cut too: a cell between its code and outputs, a list between its
+items, a table between its rows, and code or output text between whole lines,
+its colours kept, so that no slide and no block on it scrolls.
 """
 
 from __future__ import annotations

@@ -342,19 +342,95 @@ ADDRESSES = """() => Array.from(document.querySelectorAll(".reveal .slides > sec
         return (below.length ? below : [top]).map((_, v) => `${h}/${v}`);
     })"""
 # JavaScript: the slide shown, once it is the one at `address`: its height as drawn and its
-# content's, whether it scrolls, whether it says it goes on below, and what is on it.
+# content's, whether it scrolls, whether it says it goes on below, what is on it, and each
+# block of code or output on it (or a frame) that scrolls inside it.
 SHOWN = """(address) => {
     const [h, v] = address.split("/").map(Number);
     const top = document.querySelectorAll(".reveal .slides > section")[h];
     const below = top.querySelectorAll(":scope > section");
     const slide = below.length ? below[v] : top;
     if (!slide.classList.contains("present")) return null;
+    const blocks = slide.querySelectorAll("pre, .jp-OutputArea-output, .course-scrolls");
     return {
         content: slide.scrollHeight, room: slide.clientHeight,
         continues: slide.classList.contains("course-continues"), next: below.length > v + 1,
         text: slide.textContent.trim().slice(0, 80),
+        scrolling: Array.from(blocks).filter((block) => block.scrollHeight > block.clientHeight + 1)
+            .map((block) => [block.className || block.tagName, block.textContent.slice(0, 60)]),
     };
 }"""
+# JavaScript: every block of code or output text of the deck (each <pre> but the stepper's),
+# as the deck's file holds it and as fitted; a block cut across slides is its pieces read as
+# one (data-course-part 0, 1, 2...). Each block as its runs of text, each run with the classes
+# of the elements around it (its colour), so a cut that lost a span's class shows.
+BLOCKS = """async () => {
+    const blocksOf = (page) => Array.from(page.querySelectorAll(".reveal .slides pre"))
+        .filter((block) => !block.closest(".ss-root"));
+    const runs = (pieces) => {
+        const found = [];
+        for (const piece of pieces) {
+            const walker = piece.ownerDocument.createTreeWalker(piece, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                const classes = [];
+                for (let at = node.parentElement; at !== piece; at = at.parentElement) {
+                    classes.push(at.className);
+                }
+                const key = classes.join(" < "), last = found[found.length - 1];
+                if (last && last[0] === key) last[1] += node.data;
+                else if (node.data) found.push([key, node.data]);
+            }
+        }
+        return found;
+    };
+    const file = new DOMParser().parseFromString(await (await fetch(location.href)).text(),
+        "text/html");
+    const groups = [];
+    for (const block of blocksOf(document)) {
+        if (Number(block.dataset.coursePart || 0) > 0) groups[groups.length - 1].push(block);
+        else groups.push([block]);
+    }
+    const slideOf = (block) => block.closest("section");
+    return {
+        file: blocksOf(file).map((block) => runs([block])),
+        fitted: groups.map(runs),
+        parts: groups.filter((pieces) => pieces.length > 1)
+            .map((pieces) => pieces.map((piece) => Number(piece.dataset.coursePart))),
+        pieces: groups.filter((pieces) => pieces.length > 1)
+            .map((pieces) => pieces.map((piece) => runs([piece]))),
+        uncued: groups.flatMap((pieces) => pieces.slice(1).filter((piece, n) =>
+            !slideOf(pieces[n]).classList.contains("course-continues")
+            || slideOf(pieces[n]).nextElementSibling !== slideOf(piece)))
+            .map((piece) => piece.textContent.slice(0, 60)),
+    };
+}"""
+
+
+def look_through(page, deck_url):
+    """Open the deck at `deck_url` as fitted and look at each of its slides: the slides whose
+    content is taller than the screen, the blocks that scroll inside a slide, how many slides
+    show the cue, and its blocks of code or output (BLOCKS), checked whole."""
+    shots.Offline(page).open(deck_url)
+    page.wait_for_selector(".reveal.course-fitted", state="attached")
+    # A block of code or output cut across slides: nothing lost, nothing twice, every span's
+    # colour kept, each piece on the slide right below the one before, which shows the cue.
+    blocks = page.evaluate(BLOCKS)
+    text = ["".join(run for _, run in block) for block in blocks["file"]]
+    assert ["".join(run for _, run in block) for block in blocks["fitted"]] == text, deck_url
+    assert blocks["fitted"] == blocks["file"], deck_url
+    assert all(parts == list(range(len(parts))) for parts in blocks["parts"]), deck_url
+    assert blocks["uncued"] == [], deck_url
+    too_tall, scrolling, cues = [], [], 0
+    for address in page.evaluate(ADDRESSES):
+        page.evaluate("(address) => { location.hash = `#/${address}`; }", address)
+        slide = page.wait_for_function(SHOWN, arg=address).json_value()
+        # reveal draws its 700 px slide at the screen's height: what fits in it fits
+        if slide["content"] > min(slide["room"], 700) + 1:
+            too_tall.append((address, slide["content"], slide["text"]))
+        scrolling += [(address, *block) for block in slide["scrolling"]]
+        if slide["continues"]:  # its cue says a slide below goes on
+            assert slide["next"], (deck_url, address)
+            cues += 1
+    return {"too_tall": too_tall, "scrolling": scrolling, "cues": cues, "blocks": blocks}
 
 
 @pytest.mark.browser
@@ -374,21 +450,76 @@ def test_every_slide_of_every_deck_fits_a_1280_by_720_screen_without_scrolling(t
         )
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 720})
-            too_tall, cues = [], 0
+            too_tall, scrolling, cues, cut_blocks = [], [], 0, 0
             for deck in decks:
-                shots.Offline(page).open(f"{url}/{deck.relative_to(out).as_posix()}")
-                page.wait_for_selector(".reveal.course-fitted", state="attached")
-                for address in page.evaluate(ADDRESSES):
-                    page.evaluate("(address) => { location.hash = `#/${address}`; }", address)
-                    handle = page.wait_for_function(SHOWN, arg=address)
-                    slide = handle.json_value()
-                    # reveal draws its 700 px slide at the screen's height: what fits in it fits
-                    if slide["content"] > min(slide["room"], 700) + 1:
-                        too_tall.append((deck.name, address, slide["content"], slide["text"]))
-                    if slide["continues"]:  # its cue says a slide below goes on
-                        assert slide["next"], (deck.name, address)
-                        cues += 1
+                seen = look_through(page, f"{url}/{deck.relative_to(out).as_posix()}")
+                too_tall += [(deck.name, *slide) for slide in seen["too_tall"]]
+                scrolling += [(deck.name, *block) for block in seen["scrolling"]]
+                cues += seen["cues"]
+                cut_blocks += len(seen["blocks"]["parts"])
             assert too_tall == []
+            assert scrolling == []  # no block of code or output scrolls inside its slide
             assert cues > 0  # the long sections were cut, not left to scroll
+            assert cut_blocks > 0  # and blocks of code or output taller than a slide, by lines
         finally:
             browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing()))
+def test_a_docstring_a_red_output_and_a_list_taller_than_a_slide_go_on_below_whole(
+    tmp_path, monkeypatch
+):
+    from playwright.sync_api import sync_playwright
+
+    lines = "\n".join(f"    Line {n} of a docstring that goes on." for n in range(1, 61))
+    code = nbformat.v4.new_code_cell(f'def told():\n    """Told.\n\n{lines}\n    """\n    return 1')
+    red = "\n".join(f"warning {n}: in red" for n in range(1, 61))
+    code.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"\x1b[31m{red}\x1b[0m\n")]
+    items = "\n".join(
+        f"{n}. Item {n}, in a sentence that fills most of a line." for n in range(1, 41)
+    )
+    lesson = nbformat.v4.new_notebook(
+        cells=[
+            cell("md", "# 90 · Long", slide_type="slide"),
+            code,
+            cell("md", f"## Forty items\n\n{items}", slide_type="slide"),
+        ]
+    )
+    (tmp_path / "lessons").mkdir()
+    nbformat.write(lesson, tmp_path / "lessons" / "90_long.ipynb")
+    monkeypatch.setitem(slides.EDITIONS, "en", (tmp_path / "lessons", "."))
+    out = tmp_path / "slides"
+    out.mkdir()
+    (out / "vendor").symlink_to(slides.VENDOR)
+    (deck,) = slides.build(out / "vendor", out, editions=("en",))
+    with sync_playwright() as playwright, shots.served(out) as url:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=shots.CHROMIUM_ARGS
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            seen = look_through(page, f"{url}/{deck.name}")  # joined back, each is whole
+            lists = page.evaluate(
+                "() => Array.from(document.querySelectorAll('.reveal ol'))"
+                ".map((list) => [list.start, list.children.length])"
+            )
+        finally:
+            browser.close()
+    assert seen["too_tall"] == [] and seen["scrolling"] == []
+    cut = seen["blocks"]["pieces"]  # per block cut: per piece, its runs [classes, text]
+    assert len(cut) == 2 and all(len(pieces) > 1 for pieces in cut)
+    for pieces, colour in zip(cut, ["sd", "ansi-red-fg"], strict=True):
+        # the cut is inside the string, inside the red: the last line above it and the first
+        # below it have the same colour (each docstring line is a span of its own; the red
+        # is one span over all its lines, cut in two and begun again below)
+        for above, under in zip(pieces, pieces[1:], strict=False):
+            above, under = ([run for run in piece if run[1].strip()] for piece in (above, under))
+            assert colour in above[-1][0].split() and colour in under[0][0].split()
+    red_runs = [run for piece in cut[1] for run in piece if run[1].strip()]
+    assert len(red_runs) == len(cut[1])  # each piece is one red span, cut at a line's end
+    # the list goes on below, numbered on from the items above
+    assert len(lists) > 1 and sum(count for _, count in lists) == 40
+    assert [start for start, _ in lists] == [
+        1 + sum(c for _, c in lists[:n]) for n in range(len(lists))
+    ]
