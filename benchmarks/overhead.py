@@ -64,7 +64,7 @@ STREAMS: dict[str, Callable[[int], bytes]] = {
 
 def lower_bound(chunks: Iterable[bytes]) -> str:
     """The least a client does with a stream: lines split, each `data:` line's JSON
-    read, the text, thinking and tool input pieces joined (str).
+    read by `json.loads`, the text, thinking and tool input pieces joined (str).
 
         >>> lower_bound([
         ...     b'data: {"delta": {"text": "Hi"}}\\n\\ndata: {"delta": ',
@@ -72,17 +72,7 @@ def lower_bound(chunks: Iterable[bytes]) -> str:
         ... ])
         'Hi{}'
     """
-    tail, pieces = b"", []
-    for chunk in chunks:
-        *lines, tail = (tail + chunk).split(b"\n")
-        for line in lines:
-            if line.startswith(b"data: "):
-                delta = json.loads(line[6:]).get("delta")
-                if delta and (
-                    piece := delta.get("text") or delta.get("thinking") or delta.get("partial_json")
-                ):
-                    pieces.append(piece)
-    return "".join(pieces)
+    return _pieces_joined(chunks, json.loads)
 
 
 def jiter_bound(chunks: Iterable[bytes]) -> str:
@@ -92,12 +82,19 @@ def jiter_bound(chunks: Iterable[bytes]) -> str:
         >>> jiter_bound([b'data: {"delta": {"thinking": "Hm"}}\\n\\n'])
         'Hm'
     """
+    return _pieces_joined(chunks, jiter.from_json)
+
+
+def _pieces_joined(chunks: Iterable[bytes], loads: Callable[[bytes], Any]) -> str:
+    """The loop of both bounds: for each 4 KiB chunk, the unfinished line of the chunk
+    before prepended, split at every LF, the last piece kept for the next chunk; each
+    `data: ` line's JSON read by `loads`; its delta's text, thinking or partial_json kept."""
     tail, pieces = b"", []
     for chunk in chunks:
         *lines, tail = (tail + chunk).split(b"\n")
         for line in lines:
             if line.startswith(b"data: "):
-                delta = jiter.from_json(line[6:]).get("delta")
+                delta = loads(line[6:]).get("delta")
                 if delta and (
                     piece := delta.get("text") or delta.get("thinking") or delta.get("partial_json")
                 ):

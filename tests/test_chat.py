@@ -2,6 +2,7 @@
 same-origin only, its own request shape only, the key kept, Stop reaching upstream."""
 
 import asyncio
+import contextlib
 import doctest
 import gzip
 import json
@@ -408,16 +409,19 @@ def test_the_pages_verdicts_are_the_librarys_own_catalogue_entries():
 # ---- The command, and what it leaves behind ---------------------------------------------------
 
 
-def test_the_chat_command_prints_its_url_serves_the_page_and_stops_on_ctrl_c():
+@contextlib.contextmanager
+def chat_command(*options):
+    """`python -m streaming_lib chat` on a free port with `options`, without an API key;
+    yields (its first line, its URL, a function that presses Ctrl-C and returns all it
+    printed). It is killed on the way out if it is still running."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     environ = {
         name: value for name, value in os.environ.items() if not name.startswith("ANTHROPIC_")
     }
-    command = [sys.executable, "-m", "streaming_lib", "chat", "--port", str(port), "--pace", "0"]
     process = subprocess.Popen(
-        command,
+        [sys.executable, "-m", "streaming_lib", "chat", "--port", str(port), *options],
         env=environ,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -426,55 +430,40 @@ def test_the_chat_command_prints_its_url_serves_the_page_and_stops_on_ctrl_c():
         # inherits that: give the command Ctrl-C's usual meaning, as in a terminal.
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
+
+    def ctrl_c():
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=10)[0]
+        assert process.returncode == 0 and "Traceback" not in output, output
+        return output
+
     try:
-        first_line = process.stdout.readline()
-        url = f"http://127.0.0.1:{port}"
+        yield process.stdout.readline(), f"http://127.0.0.1:{port}", ctrl_c
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_the_chat_command_prints_its_url_serves_the_page_and_stops_on_ctrl_c():
+    with chat_command("--pace", "0") as (first_line, url, ctrl_c):
         assert first_line.startswith(f"Chat page: {url}/"), first_line
         assert "the replay server, replaying fixture.sse" in first_line, first_line
         assert "<title>Streaming chat</title>" in httpx.get(url + "/").text
         assert httpx.post(
             url + "/chat", json=PROMPT, headers={"origin": url}
         ).content == read_fixture("fixture")
-        process.send_signal(signal.SIGINT)
-        output = process.communicate(timeout=10)[0]
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == 0 and "Traceback" not in output, output
+        ctrl_c()
 
 
 def test_the_chat_command_with_lang_zh_speaks_chinese_and_serves_the_page_in_chinese():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    environ = {
-        name: value for name, value in os.environ.items() if not name.startswith("ANTHROPIC_")
-    }
-    command = [sys.executable, "-m", "streaming_lib", "chat", "--port", str(port), "--lang", "zh"]
-    process = subprocess.Popen(
-        command,
-        env=environ,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    try:
-        first_line = process.stdout.readline()
-        url = f"http://127.0.0.1:{port}"
+    with chat_command("--lang", "zh") as (first_line, url, ctrl_c):
         assert first_line.startswith(f"聊天页面：{url}/"), first_line
         assert "回放服务器" in first_line and "fixture.sse" in first_line, first_line
         page = httpx.get(url + "/").text
         assert '<html lang="zh-CN">' in page and "<title>流式聊天</title>" in page
         assert "<title>Streaming chat</title>" in httpx.get(url + "/?lang=en").text
-        process.send_signal(signal.SIGINT)
-        output = process.communicate(timeout=10)[0]
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == 0 and "Traceback" not in output, output
+        ctrl_c()
 
 
 def test_a_bad_pace_or_fixture_is_refused_before_anything_starts():
