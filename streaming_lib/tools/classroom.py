@@ -77,7 +77,15 @@ def check_folder(folder: str) -> str:
     """`folder` (str), checked as the name of the course's folder in each home: one name, no
     path ("streaming-course").
 
-    Raises BadLink when it is empty, a path, or hidden."""
+    Raises BadLink when it is empty, a path, or hidden.
+
+        >>> check_folder("streaming-course")
+        'streaming-course'
+        >>> check_folder("course/notebooks")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        streaming_lib.tools.classroom.BadLink: --folder course/notebooks: give one folder's name...
+    """
     if not folder or folder != Path(folder).name or folder.startswith(".") or "\\" in folder:
         raise BadLink(
             _("--folder {name}: give one folder's name, such as streaming-course", name=folder)
@@ -90,7 +98,15 @@ def check_hub(hub: str) -> str:
     and no page of the hub (".../hub/home", ".../user/NAME/lab"); returned without its
     trailing slash.
 
-    Raises BadLink, saying what to give instead."""
+    Raises BadLink, saying what to give instead.
+
+        >>> check_hub("https://hub.example.edu/course/")
+        'https://hub.example.edu/course'
+        >>> check_hub("https://hub.example.edu/hub/home")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        streaming_lib.tools.classroom.BadLink: --hub ...: give the hub's address only, without...
+    """
     parts = urlsplit(hub)
     if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in hub):
         raise BadLink(
@@ -156,6 +172,13 @@ def class_link(
     Raises BadLink for a hub URL that is not http(s) with a host or names a page of the hub,
     an empty repository, a folder that is not one name, or an unknown lesson; NoOrigin when
     `repo` is None and the clone has no origin.
+
+        >>> link = class_link("https://hub.example.edu", "https://example.org/c.git", lesson="02")
+        >>> print(link.replace("?", "\\n?").replace("&", "\\n&"))
+        https://hub.example.edu/hub/user-redirect/git-pull
+        ?repo=https%3A%2F%2Fexample.org%2Fc.git
+        &targetpath=streaming-course
+        &urlpath=lab%2Ftree%2Fstreaming-course%2Fnotebooks%2F02_chunks_to_lines.ipynb
     """
     hub = check_hub(hub)
     folder = check_folder(folder)
