@@ -55,7 +55,7 @@ from .errors import (
     ToolInputJSONError,
 )
 from .events import BODY_HEAD_BYTES, body_error, kept_head
-from .fast import FastEventDecoder, FastPartialJSONParser, load_json
+from .fast import FastEventDecoder, FastPartialJSONParser, Pieces, load_json
 
 # The speed paths of the stages (fast.py): the same events, values and parses as
 # `events.iter_events`, `events.load_json` and `partial_json.PartialJSONParser`.
@@ -246,6 +246,10 @@ class MessageAccumulator:
         # next piece. Kept out of the text until then: see `_mended`.
         self._halves: dict[tuple[int, str], str] = {}
         self.text_added = ""
+        # Where a decoder may append the next piece itself (`piece_lists`), and
+        # whether it was emptied while a half was held, or at message_stop.
+        self._pieces: Pieces = {}
+        self._pieces_held_back = False
 
     # -- reading the state -------------------------------------------------
 
@@ -460,6 +464,73 @@ class MessageAccumulator:
             if self.complete:
                 return True
         return False
+
+    def piece_lists(self) -> Pieces:
+        """Where a decoder may append a delta's piece itself, for
+        `fast.FastEventDecoder.feed(chunk, pieces)`: (index, delta type) ->
+        (the delta's field, the list of pieces the accumulator keeps for that
+        block field, index), one entry for every open block that has such a list
+        (a tool block from its start, a text or thinking block from its first
+        delta). Empty while half a character is held back (see `_mended`) and
+        once `message_stop` has come: then every piece goes through `feed`.
+
+        Live, and kept up to date by `feed_read` after each event it feeds: a
+        piece appended there is exactly what `feed` would append for that event."""
+        return self._pieces
+
+    def feed_read(self, decoder: FastEventDecoder, events: Iterable[Any]) -> bool:
+        """Feed the events (dicts) `decoder` yields for one chunk, read with
+        `decoder.feed(chunk, self.piece_lists())` (or `flush`), and count the
+        pieces it took itself: afterwards `event_number`, `text_added` and
+        `input_changes` are what feeding every event to `feed` leaves. True once
+        `message_stop` is fed (the events after it are not read). Raises as
+        `feed` and the decoder do; `tests/test_fast_paths.py` holds it equal to
+        `feed` on random streams and chunkings.
+
+        The speed path of `accumulate`: a text, thinking or tool input piece, the
+        event nearly every stream is made of, is appended by the decoder, never
+        made an event that is handed over and read again here."""
+        try:
+            for event in events:
+                self.event_number = decoder.event_number - 1  # the pieces taken before it
+                self.feed(event)
+                self._update_pieces(event)
+                if self.complete:
+                    return True
+            return False
+        finally:
+            self.event_number = decoder.event_number
+            if (taken := decoder.last_taken) is not None:  # the last event read was a piece
+                (field, _, index), piece = taken
+                if field == "partial_json":
+                    self._input_changed, self.text_added = index, ""
+                else:
+                    self._input_changed, self.text_added = None, piece
+
+    def _update_pieces(self, event: dict[str, Any]) -> None:
+        """`piece_lists()` after `event` was fed: its block's entries, or all of them
+        once no half is held any more; none while one is, or after message_stop."""
+        pieces = self._pieces
+        if self.complete or self._halves:
+            pieces.clear()
+            self._pieces_held_back = True
+            return
+        if self._pieces_held_back:
+            self._pieces_held_back = False
+            indices = set(self._json_parts) | {index for index, _ in self._text_parts}
+        else:
+            indices = {event["index"]} if type(event.get("index")) is int else set()
+        for index in indices:
+            for kind, field in DELTA_FIELDS.items():
+                parts = (
+                    self._json_parts.get(index)
+                    if field == "partial_json"
+                    else self._text_parts.get((index, field))
+                )
+                if parts is None or index in self.stopped:
+                    pieces.pop((index, kind), None)
+                else:
+                    pieces[index, kind] = (field, parts, index)
 
     def _on_ping(self, event: dict[str, Any]) -> None:
         pass  # keeps idle connections open; carries nothing
@@ -804,10 +875,10 @@ def accumulate(
     decoder = FastEventDecoder(strict=strict, max_event_bytes=max_event_bytes)
     with keep_partial(acc, events):
         for chunk in chunks:
-            if feed_events(acc, decoder.feed(chunk), keep):
+            if feed_chunk(acc, decoder, chunk, keep):
                 break  # message_stop: the message is final; what follows is not read
         else:
-            feed_events(acc, decoder.flush(), keep)
+            feed_chunk(acc, decoder, None, keep)
         end_of_body(acc, head)
         return acc.final_message()
 
@@ -821,14 +892,23 @@ def end_of_body(acc: MessageAccumulator, head: bytes | bytearray) -> None:
         raise error
 
 
-def feed_events(
-    acc: MessageAccumulator, events: Iterable[Any], keep: Callable[[Any], None] | None
+def feed_chunk(
+    acc: MessageAccumulator,
+    decoder: FastEventDecoder,
+    chunk: bytes | None,
+    keep: Callable[[Any], None] | None,
 ) -> bool:
-    """Feed `acc` the events (dicts) of one chunk (`FastEventDecoder.feed`), each
-    first given to `keep` if there is one; True once `message_stop` is fed: the
-    message is final, read no more. The per-chunk step of `accumulate` and
-    `aio.aaccumulate`, which differ only in how they wait for the next chunk."""
-    return acc.feed_each(events, keep)
+    """Feed `acc` the events of one chunk (bytes; None: the stream has ended,
+    `decoder.flush()`), each first given to `keep` if there is one; True once
+    `message_stop` is fed: the message is final, read no more. The per-chunk
+    step of `accumulate` and `aio.aaccumulate`, which differ only in how they
+    wait for the next chunk. Unless every event is kept, the decoder appends
+    the pieces of text and tool input itself (`MessageAccumulator.feed_read`)."""
+    if keep is not None:
+        return acc.feed_each(decoder.feed(chunk) if chunk is not None else decoder.flush(), keep)
+    pieces = acc.piece_lists()
+    events = decoder.feed(chunk, pieces) if chunk is not None else decoder.flush(pieces)
+    return acc.feed_read(decoder, events)
 
 
 @contextmanager

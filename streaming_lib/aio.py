@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterable
 from typing import Any
 
-from .accumulator import MessageAccumulator, end_of_body, feed_events, keep_partial
+from .accumulator import MessageAccumulator, end_of_body, feed_chunk, keep_partial
 from .events import BODY_HEAD_BYTES
 from .fast import FastEventDecoder
 from .sse import MAX_EVENT_BYTES
@@ -66,7 +66,7 @@ async def aaccumulate(
     `accumulate(chunks, ...)` returns for the same bytes, or the same `StreamError`
     (with `.partial`, and `.events` when `keep_events=True`).
 
-    The same work per chunk as `accumulate` (`accumulator.feed_events` over a
+    The same work per chunk as `accumulate` (`accumulator.feed_chunk` over a
     `FastEventDecoder`): only the wait for the next chunk is async, so it runs
     at the sync pipeline's speed. As `accumulate`, it stops reading at
     `message_stop` and asks for no chunk after it: a connection held open after
@@ -80,12 +80,12 @@ async def aaccumulate(
     with keep_partial(acc, events):
         async for chunk in chunks:
             # First the decoder: a chunk that is not bytes is its to refuse.
-            if feed_events(acc, decoder.feed(chunk), keep):
+            if feed_chunk(acc, decoder, chunk, keep):
                 break  # message_stop: the message is final; what follows is not read
             if len(head) < BODY_HEAD_BYTES:
                 head += chunk[: BODY_HEAD_BYTES - len(head)]
         else:
-            feed_events(acc, decoder.flush(), keep)
+            feed_chunk(acc, decoder, None, keep)
         end_of_body(acc, head)
         return acc.final_message()
 

@@ -316,6 +316,9 @@ PLAIN_NAMES = {name.encode(): name for name in PLAIN_TYPES} | {
 }
 # The names, as bytes, that win over their data (`decode_event` reads them).
 DECODED_NAMES = frozenset({b"ping", b"error"})
+# Where `FastEventDecoder` appends a plain delta's piece instead of yielding the
+# event: (index, delta type) -> (the delta's field, the list, index).
+Pieces = dict[tuple[int, str], tuple[str, list[str], int]]
 
 
 class FastEventDecoder:
@@ -355,22 +358,48 @@ class FastEventDecoder:
         # Its lines before `grouped` are joined LINES_PER_GROUP at a time (see `iter_sse`).
         self._counted: list[bytes] | None = None
         self._counted_lines, self._counted_bytes, self._grouped = 0, 0, 0
+        # The last event read, if it was a piece taken into a `pieces` list (see `feed`):
+        # its entry there and the piece; None if it was yielded.
+        self._taken: tuple[tuple[str, list[str], int], str] | None = None
 
-    def feed(self, chunk: bytes) -> Iterator[Any]:
+    @property
+    def event_number(self) -> int:
+        """The number of the last event read (int, 1-based; 0 before the first):
+        yielded or taken into a `pieces` list. Up to date whenever an event is
+        yielded, and once a batch is done."""
+        return self._number
+
+    @property
+    def last_taken(self) -> tuple[tuple[str, list[str], int], str] | None:
+        """If the last event of the last batch read was a piece taken into a
+        `pieces` list (see `feed`): (its entry there, the piece); else None."""
+        return self._taken
+
+    def feed(self, chunk: bytes, pieces: Pieces | None = None) -> Iterator[Any]:
         """The events (dicts) that `chunk` (bytes) completes, as they are read: an
-        error in an event comes after the events before it. Raises as `iter_events`."""
-        return self._read(self._lines.feed(chunk, decode=False))
+        error in an event comes after the events before it. Raises as `iter_events`.
 
-    def flush(self) -> Iterator[Any]:
+        `pieces` (the accumulator's `piece_lists()`) maps (index, delta type) to
+        (the delta's field, a list, index): a plain `content_block_delta` whose
+        int `index` and delta type are a key of it, and whose field is a str, is
+        not yielded: its piece is appended to that list (counted in
+        `event_number`, and remembered in `last_taken` if it is the batch's
+        last). The dict is read at every such event, so the one who feeds the
+        yielded events may change it between them."""
+        return self._read(self._lines.feed(chunk, decode=False), pieces)
+
+    def flush(self, pieces: Pieces | None = None) -> Iterator[Any]:
         """The end of the stream: the last line, if it had no end, completes no
         event (nothing is yielded), but strict mode and the size limit still read it."""
-        return self._read([line.encode() for line in self._lines.flush()])
+        return self._read([line.encode() for line in self._lines.flush()], pieces)
 
-    def _read(self, batch: list[bytes]) -> Iterator[Any]:
+    def _read(self, batch: list[bytes], pieces: Pieces | None) -> Iterator[Any]:
         # The state in local variables while a batch is read (this is the speed path),
         # written back when the batch is done, or left (`finally`).
         event_type, data, number = self._event_type, self._data, self._number
         limit, may_not_fit, from_json = self._limit, self._may_not_fit, jiter.from_json
+        taken: tuple[str, list[str], int] | None = None
+        taken_piece, self._taken = "", None
         try:
             for line in batch:
                 if not line:  # dispatch, as in `iter_sse`
@@ -380,6 +409,30 @@ class FastEventDecoder:
                         # Sizes are those of the lines decoded, as `iter_sse` sees them.
                         if len(text) >= may_not_fit and _decoded_length(text) + 1 > limit:
                             raise too_large(limit)
+                        if pieces and event_type == b"content_block_delta":
+                            # A piece for one of the `pieces` lists: appended there, not
+                            # yielded (see `feed`). Subscripts: anything missing, or of
+                            # another type, raises, and the event is read below as any other.
+                            try:
+                                event = from_json(text)  # as `load_json` reads it
+                                index, delta = event["index"], event["delta"]
+                                entry = pieces.get((index, delta["type"]))
+                                if (
+                                    entry is not None
+                                    and event["type"] == "content_block_delta"
+                                    and type(index) is int
+                                    and type(piece := delta[entry[0]]) is str
+                                ):
+                                    # jiter never gives a lone surrogate: nothing to mend.
+                                    entry[1].append(piece)
+                                    number += 1
+                                    taken, taken_piece = entry, piece
+                                    data = []
+                                    event_type = b""
+                                    continue
+                            except (ValueError, KeyError, TypeError):
+                                pass
+                            event = None
                         expected = PLAIN_NAMES.get(event_type)
                         if expected is not None:
                             # A try, not contextlib.suppress: this is the speed path.
@@ -412,6 +465,7 @@ class FastEventDecoder:
                         # Any other name is not an API event: skipped, its data unread.
                         if event is not None:
                             number += 1
+                            self._number, taken = number, None
                             yield event
                         data = []
                     event_type = b""
@@ -445,6 +499,7 @@ class FastEventDecoder:
                         self._grouped = self._counted_lines = len(data)
         finally:
             self._event_type, self._data, self._number = event_type, data, number
+            self._taken = None if taken is None else (taken, taken_piece)
 
 
 def iter_events(

@@ -33,7 +33,8 @@ from streaming_lib import (
     lines,
     sse,
 )
-from streaming_lib.fast import FastLineDecoder, FastPartialJSONParser
+from streaming_lib.accumulator import feed_chunk
+from streaming_lib.fast import FastEventDecoder, FastLineDecoder, FastPartialJSONParser
 from streaming_lib.partial_json import PartialJSONError, PartialJSONParser
 from streaming_lib.partial_json_strings import read_string
 from streaming_lib.tools.fixtures import chunked
@@ -628,6 +629,11 @@ def fed(feed, event):  # -> the error raised (its kind, text, event number, part
     return error
 
 
+def json_delta(index, text):
+    delta = {"type": "input_json_delta", "partial_json": text}
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
 def text_delta(index, text):
     delta = {"type": "text_delta", "text": text}
     return {"type": "content_block_delta", "index": index, "delta": delta}
@@ -673,3 +679,80 @@ def test_feed_each_over_a_list_stops_at_message_stop_and_keeps_every_event_read(
     assert state_of(fast_one) == state_of(plain)
     if fast_error is None:
         assert stopped is plain.complete
+
+
+# -- feed_chunk (the decoder appending pieces itself) against feed, chunk by chunk ----
+
+
+def wire(events_in, names):
+    """The events as SSE bytes: each named by its type, by another name or not at
+    all (`names`), its data as `json.dumps` writes it (a lone surrogate escaped)."""
+    out = []
+    for event, how in zip(events_in, names, strict=False):
+        kind = event.get("type") if isinstance(event, dict) else None
+        name = {"own": kind, "delta": "content_block_delta", "none": None}[how]
+        head = f"event: {name}\n" if isinstance(name, str) else ""
+        out.append(f"{head}data: {json.dumps(event)}\n\n".encode("utf-8", "surrogatepass"))
+    return b"".join(out)
+
+
+def fed_chunks(reader, chunks):  # -> the state after each chunk (None: the end), the error
+    states = []
+    for chunk in [*chunks, None]:
+        error = fed(reader, chunk)
+        states.append(state_of(reader.acc))
+        if error or reader.done:
+            return states, error
+    return states, None
+
+
+class Plain:  # every event decoded, then given to `feed`: the rules' one home
+    def __init__(self):
+        self.acc, self.decoder = streaming_lib.MessageAccumulator(), FastEventDecoder()
+        self.done = False
+
+    def __call__(self, chunk):
+        for event in self.decoder.feed(chunk) if chunk is not None else self.decoder.flush():
+            self.acc.feed(event)
+            if self.acc.complete:
+                self.done = True
+                return
+
+
+class Fast(Plain):  # the pieces appended by the decoder itself
+    def __call__(self, chunk):
+        self.done = feed_chunk(self.acc, self.decoder, chunk, None)
+
+
+THINKING = {"type": "content_block_delta", "index": 1, "delta": {"type": "thinking_delta"}}
+
+
+@given(
+    api_event_lists,
+    st.lists(st.sampled_from(["own", "own", "own", "delta", "none"]), max_size=50),
+    st.sets(st.integers(0, 4000), max_size=8),
+)
+# A chunk ends with a piece the decoder took: `text_added` is that piece.
+@example([*START, text_delta(0, "x"), text_delta(0, "yz")], [], {999})
+# `True` is 1 to a dict, but not an index: refused, not appended to block 1.
+@example(
+    [
+        *START,
+        *[{**THINKING, "delta": {"type": "thinking_delta", "thinking": "a"}}] * 2,
+        {**THINKING, "index": True, "delta": {"type": "thinking_delta", "thinking": "b"}},
+    ],
+    [],
+    set(),
+)
+# A high surrogate held: the next pieces go to `feed`, which mends them.
+@example([*START, text_delta(0, "x"), text_delta(0, "\ud83d"), text_delta(0, "ab")], [], set())
+# A block that stopped takes no more pieces, though its list is still there.
+@example([*START, *[text_delta(0, "x")] * 2, OTHER_EVENTS[6], text_delta(0, "y")], [], set())
+# The last event a tool input fragment the decoder took: `input_changes` says what it changed.
+@example([*START, OTHER_EVENTS[4], *[json_delta(2, '{"a": '), json_delta(2, "1}")]], [], set())
+def test_feed_chunk_leaves_the_accumulator_as_feed_does_after_every_chunk(events_in, names, cuts):
+    names = names + ["own"] * (len(events_in) - len(names))
+    raw = wire(events_in, names)
+    bounds = [0, *sorted(cut for cut in cuts if cut < len(raw)), len(raw)]
+    chunks = [raw[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    assert fed_chunks(Fast(), chunks) == fed_chunks(Plain(), chunks)
