@@ -316,9 +316,13 @@ PLAIN_NAMES = {name.encode(): name for name in PLAIN_TYPES} | {
 }
 # The names, as bytes, that win over their data (`decode_event` reads them).
 DECODED_NAMES = frozenset({b"ping", b"error"})
+# The line most events start with, and its name: `_read` compares a line with it
+# before splitting it, and a piece's name is then this very object (`is`).
+DELTA_NAME = b"content_block_delta"
+DELTA_LINE = b"event: " + DELTA_NAME
 # Where `FastEventDecoder` appends a plain delta's piece instead of yielding the
-# event: (index, delta type) -> (the delta's field, the list, index).
-Pieces = dict[tuple[int, str], tuple[str, list[str], int]]
+# event: delta type -> (the delta's field, the list, the block's index).
+Pieces = dict[str, tuple[str, list[str], int]]
 
 
 class FastEventDecoder:
@@ -379,10 +383,10 @@ class FastEventDecoder:
         """The events (dicts) that `chunk` (bytes) completes, as they are read: an
         error in an event comes after the events before it. Raises as `iter_events`.
 
-        `pieces` (the accumulator's `piece_lists()`) maps (index, delta type) to
-        (the delta's field, a list, index): a plain `content_block_delta` whose
-        int `index` and delta type are a key of it, and whose field is a str, is
-        not yielded: its piece is appended to that list (counted in
+        `pieces` (the accumulator's `piece_lists()`) maps a delta type to (the
+        delta's field, a list, a block index): a plain `content_block_delta`
+        whose delta type is a key of it, whose `index` is that int, and whose
+        field is a str, is not yielded: its piece is appended to that list (counted in
         `event_number`, and remembered in `last_taken` if it is the batch's
         last). The dict is read at every such event, so the one who feeds the
         yielded events may change it between them."""
@@ -405,22 +409,24 @@ class FastEventDecoder:
                 if not line:  # dispatch, as in `iter_sse`
                     if data:
                         text = data[0] if len(data) == 1 else b"\n".join(data)
-                        event = None
                         # Sizes are those of the lines decoded, as `iter_sse` sees them.
                         if len(text) >= may_not_fit and _decoded_length(text) + 1 > limit:
                             raise too_large(limit)
-                        if pieces and event_type == b"content_block_delta":
+                        if event_type is DELTA_NAME and pieces:
                             # A piece for one of the `pieces` lists: appended there, not
                             # yielded (see `feed`). Subscripts: anything missing, or of
                             # another type, raises, and the event is read below as any other.
                             try:
                                 event = from_json(text)  # as `load_json` reads it
                                 index, delta = event["index"], event["delta"]
-                                entry = pieces.get((index, delta["type"]))
+                                entry = pieces.get(delta["type"])
+                                # `is`, not `==`: neither `True` nor `1.0` is the index
+                                # (jiter, like Python, makes one object of each int from
+                                # 0 to 256; a larger index is read below, as any other).
                                 if (
                                     entry is not None
+                                    and index is entry[2]
                                     and event["type"] == "content_block_delta"
-                                    and type(index) is int
                                     and type(piece := delta[entry[0]]) is str
                                 ):
                                     # jiter never gives a lone surrogate: nothing to mend.
@@ -432,7 +438,7 @@ class FastEventDecoder:
                                     continue
                             except (ValueError, KeyError, TypeError):
                                 pass
-                            event = None
+                        event = None
                         expected = PLAIN_NAMES.get(event_type)
                         if expected is not None:
                             # A try, not contextlib.suppress: this is the speed path.
@@ -469,6 +475,9 @@ class FastEventDecoder:
                             yield event
                         data = []
                     event_type = b""
+                    continue
+                if line == DELTA_LINE:  # most events' first line: no need to split it
+                    event_type = DELTA_NAME
                     continue
                 name, _, value = line.partition(b" ")  # as in `iter_sse`
                 if name == b"data:":
