@@ -342,7 +342,7 @@ class MessageAccumulator:
                 if field != "input":  # a tool input's held half is only in its raw JSON text
                     message["content"][index][field] += "\ufffd"
         for index in self.incomplete_blocks():
-            block = message["content"][index]  # type: ignore[index]
+            block = message["content"][index]
             if index in self._json_parts:
                 try:
                     value = self.input_parsers[index].snapshot()
