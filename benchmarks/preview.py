@@ -28,6 +28,8 @@ from functools import partial
 from typing import Any
 
 from streaming_lib import MessageAccumulator, PartialJSONError, iter_events
+from streaming_lib.accumulator import feed_chunk
+from streaming_lib.fast import FastEventDecoder
 from streaming_lib.partial_json import AppendString
 from streaming_lib.tools.fixtures import chunked
 from streaming_lib.tools.sdk import compare_messages, sdk_final_message
@@ -68,6 +70,24 @@ def ours_changes(chunks: list[bytes]) -> tuple[dict[str, Any], list[str]]:
         for change in acc.input_changes:
             if type(change) is AppendString and change.path == CONTENT:
                 shown.append(change.text)
+    return acc.final_message(), shown
+
+
+def ours_unread_changes(chunks: list[bytes]) -> tuple[dict[str, Any], list[str]]:
+    """Benchmark 7, the preview a display that draws once per network chunk keeps:
+    (final message, preview pieces of `content`). After each chunk's events are
+    fed (`accumulator.feed_chunk`, as `accumulate` feeds them), the `AppendString`
+    changes to `content` in `acc.unread_input_changes(index)` of each tool block
+    are appended: the fragments of the chunk are parsed in one call."""
+    acc, decoder, shown = MessageAccumulator(), FastEventDecoder(), []
+    for chunk in [*chunks, None]:
+        done = feed_chunk(acc, decoder, chunk, None)
+        for index in acc.input_parsers:
+            for change in acc.unread_input_changes(index):
+                if type(change) is AppendString and change.path == CONTENT:
+                    shown.append(change.text)
+        if done:
+            break
     return acc.final_message(), shown
 
 

@@ -100,7 +100,9 @@ FRAGMENTS = [TEXT[at : at + 5] for at in range(0, len(TEXT), 5)]
 
 
 @pytest.mark.parametrize("every", [1, 2, 7, 1000])
-@pytest.mark.parametrize("read", ["input_snapshot", "input_changes", "input_parsers"])
+@pytest.mark.parametrize(
+    "read", ["input_snapshot", "input_changes", "input_parsers", "unread_input_changes"]
+)
 def test_each_character_is_parsed_once_however_often_a_preview_is_read(counting, every, read):
     acc = MessageAccumulator()
     for event in [START, block_start(0, TOOL)]:
@@ -112,9 +114,10 @@ def test_each_character_is_parsed_once_however_often_a_preview_is_read(counting,
                 "input_snapshot": lambda: acc.input_snapshot(0, trailing_strings=True),
                 "input_changes": lambda: acc.input_changes,
                 "input_parsers": lambda: acc.input_parsers[0],
+                "unread_input_changes": lambda: acc.unread_input_changes(0),
             }[read]()
-    acc.input_snapshot(0)  # the last ones, after a reader that stopped looking
-    assert (counting.made, counting.characters) == (1, len(TEXT))
+    getattr(acc, read)(0) if read.startswith(("input_snapshot", "unread")) else acc.input_parsers[0]
+    assert (counting.made, counting.characters) == (1, len(TEXT))  # the last ones read too
     assert acc.input_snapshot(0) == json.loads(TEXT)
 
 
@@ -200,3 +203,60 @@ def test_a_preview_read_at_any_fragments_shows_what_a_parser_fed_every_fragment_
         if read == "snapshot":
             assert shown(acc, False) == plain
     assert shown(acc, True) == wanted[-1][1]
+
+
+def merged(changes):
+    """The changes with each run of `AppendString`s to one string as one, and empty ones
+    dropped: what a display that applies them shows is the same."""
+    out = []
+    for change in changes:
+        if type(change) is AppendString:
+            if not change.text:
+                continue
+            if out and type(out[-1]) is AppendString and out[-1].path == change.path:
+                out[-1] = AppendString(change.path, out[-1].text + change.text)
+                continue
+        out.append(change)
+    return out
+
+
+def is_json(text):
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return not SURROGATE.search(text)
+
+
+# (JSON only: a fragment that makes the text not JSON reports no change, so what
+# was read with it in one call is not reported either; after that, nothing is.)
+@given(st.data(), json_texts.filter(is_json))
+def test_unread_changes_read_at_any_fragments_add_up_to_the_changes_of_every_fragment(data, text):
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=12)))
+    bounds = [0, *cuts, len(text)]
+    fragments = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    reads = data.draw(st.lists(st.booleans(), min_size=len(fragments), max_size=len(fragments)))
+    acc, seen = MessageAccumulator(), []
+    for event in [START, block_start(0, TOOL)]:
+        acc.feed(event)
+    for event, read in zip(fragment_events(0, fragments), reads, strict=True):
+        acc.feed(event)
+        if read:
+            seen += acc.unread_input_changes(0)
+    seen += acc.unread_input_changes(0)
+    assert acc.unread_input_changes(0) == []  # nothing came since
+    every = [change for changes, _, _ in reference(fragments) for change in changes]
+    assert merged(seen) == merged(every)
+
+
+def test_unread_changes_and_the_last_fragments_changes_are_read_apart():
+    acc = MessageAccumulator()
+    for event in [START, block_start(0, TOOL), *fragment_events(0, FRAGMENTS[:9])]:
+        acc.feed(event)
+    last = acc.input_changes
+    assert merged(acc.unread_input_changes(0)) == merged(
+        [change for changes, _, _ in reference(FRAGMENTS[:9]) for change in changes]
+    )
+    assert acc.input_changes == last  # the unread reader has a parser of its own
+    with pytest.raises(KeyError):
+        acc.unread_input_changes(5)
