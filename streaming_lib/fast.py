@@ -548,7 +548,8 @@ def read_string(text: str, pos: int) -> tuple[str, int]:
     rest = text[pos:] if pos else text
     if "\\" not in rest and '"' not in rest and rest.isprintable():
         return rest, len(text)
-    if "\\u" in rest or not (rest.isascii() or not SURROGATE.search(rest)):
+    # (A surrogate is not printable: `isprintable` rules most text out faster than the search.)
+    if "\\u" in rest or not (rest.isascii() or rest.isprintable() or not SURROGATE.search(rest)):
         return partial_json_strings.read_string(text, pos)
     cut = (len(rest) - len(rest.rstrip("\\"))) & 1 if rest[-1] == "\\" else 0
     try:  # as if a quote closed the string after the fragment
