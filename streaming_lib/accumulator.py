@@ -229,9 +229,11 @@ class MessageAccumulator:
       previews (display only, never for executing): `input_snapshot(index)`
       is the best value so far, and `input_changes` lists what the last event
       changed in it (`SetValue`, `AppendString`, `EndValue`), so a preview can
-      follow the input in O(n) in total instead of re-parsing it per fragment.
+      follow the input in O(n) in total instead of re-parsing it per fragment;
+      `unread_input_changes(index)` lists what changed since it was last asked,
+      for a display that draws once per chunk (the new fragments parsed in one call).
       Lazy: a block's parser is made, and fed the text that arrived since, only
-      when one of these three is read (see `InputParsers`); `accumulate`, which
+      when one of these is read (see `InputParsers`); `accumulate`, which
       reads none of them, parses each input once, at its block's stop.
     - `text_added`: the text (str) the last event appended to a text or thinking
       block, with split surrogate halves already joined: what a live display
