@@ -276,6 +276,8 @@ class MessageAccumulator:
         # whether it was emptied while a half was held, or at message_stop.
         self._pieces: Pieces = {}
         self._pieces_held_back = False
+        # The `event_number` up to which `_pieces` is known to be right.
+        self._pieces_at = 0
 
     # -- reading the state -------------------------------------------------
 
@@ -513,7 +515,13 @@ class MessageAccumulator:
         then every piece goes through `feed`.
 
         Live, and kept up to date by `feed_read` after each event it feeds: a
-        piece appended there is exactly what `feed` would append for that event."""
+        piece appended there is exactly what `feed` would append for that event.
+        Events fed any other way (`feed`, `feed_each`) are seen here: the
+        entries are then made anew."""
+        if self._pieces_at != self.event_number:  # events came some other way since
+            self._pieces_held_back = True
+            self._update_pieces({})
+            self._pieces_at = self.event_number
         return self._pieces
 
     def feed_read(self, decoder: FastEventDecoder, events: Iterable[Any]) -> bool:
@@ -528,16 +536,21 @@ class MessageAccumulator:
         The speed path of `accumulate`: a text, thinking or tool input piece, the
         event nearly every stream is made of, is appended by the decoder, never
         made an event that is handed over and read again here."""
+        # Events fed by hand, not read by this decoder: its numbers are behind by them.
+        fed_by_hand = self.event_number - decoder.event_number
         try:
             for event in events:
-                self.event_number = decoder.event_number - 1  # the pieces taken before it
+                # The pieces taken before it counted, as `feed` counts events.
+                self.event_number = fed_by_hand + decoder.event_number - 1
                 self.feed(event)
                 self._update_pieces(event)
                 if self.complete:
+                    self._pieces_at = self.event_number
                     return True
+            self._pieces_at = fed_by_hand + decoder.event_number
             return False
-        finally:
-            self.event_number = decoder.event_number
+        finally:  # (after an error, `_pieces_at` is behind: the entries are made anew)
+            self.event_number = fed_by_hand + decoder.event_number
             if (taken := decoder.last_taken) is not None:  # the last event read was a piece
                 (field, _, index), piece = taken
                 if field == "partial_json":

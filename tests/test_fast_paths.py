@@ -756,3 +756,24 @@ def test_feed_chunk_leaves_the_accumulator_as_feed_does_after_every_chunk(events
     bounds = [0, *sorted(cut for cut in cuts if cut < len(raw)), len(raw)]
     chunks = [raw[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
     assert fed_chunks(Fast(), chunks) == fed_chunks(Plain(), chunks)
+
+
+def test_events_fed_by_hand_between_chunks_are_seen_by_the_pieces_the_decoder_takes():
+    # feed_chunk, then a block's stop fed by hand, then a chunk with a piece for it:
+    # refused as `feed` refuses it, never appended to the stopped block.
+    head = [*START, text_delta(0, "x"), text_delta(0, "y")]
+    plain, fast_one = streaming_lib.MessageAccumulator(), streaming_lib.MessageAccumulator()
+    decoder = FastEventDecoder()
+    assert not feed_chunk(fast_one, decoder, wire(head, ["own"] * len(head)), None)
+    for event in head:
+        plain.feed(event)
+    for acc in (plain, fast_one):
+        acc.feed(OTHER_EVENTS[6])  # content_block_stop, index 0
+    late = text_delta(0, "z")
+    error = fed(plain.feed, late)
+    assert error is not None
+    assert (
+        fed(lambda chunk: feed_chunk(fast_one, decoder, chunk, None), wire([late], ["own"]))
+        == error
+    )
+    assert state_of(fast_one) == state_of(plain)
