@@ -131,7 +131,7 @@ class InputParsers(Mapping[int, PartialJSONParser]):
         self._unread: dict[int, _Preview] = {}
 
     def __getitem__(self, index: int) -> PartialJSONParser:
-        fragments = self._fragments[index]  # KeyError: not a tool block
+        fragments = self._fragments_of(index)
         preview = self._previews.get(index)
         if preview is None:
             preview = self._previews[index] = _Preview(track_changes=False)
@@ -140,13 +140,20 @@ class InputParsers(Mapping[int, PartialJSONParser]):
         return preview.parser
 
     def __contains__(self, index: object) -> bool:
-        return index in self._fragments  # without making a parser
+        return type(index) is int and index in self._fragments  # without making a parser
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._fragments)
 
     def __len__(self) -> int:
         return len(self._fragments)
+
+    def _fragments_of(self, index: int) -> list[str]:
+        """Block `index`'s fragments; KeyError if it is not a tool block (`True` and
+        `1.0` are not block indices, though a dict takes them for 1)."""
+        if type(index) is not int or index not in self._fragments:
+            raise KeyError(index)
+        return self._fragments[index]
 
     def made(self) -> list[int]:
         """The blocks whose parser exists (list of int): those a preview was read of."""
@@ -155,7 +162,7 @@ class InputParsers(Mapping[int, PartialJSONParser]):
     def last_changes(self, index: int) -> list[Change]:
         """What block `index`'s last fragment changed in its value (list of changes;
         [] once its text is not JSON)."""
-        fragments = self._fragments[index]
+        fragments = self._fragments_of(index)
         preview = self._previews.get(index)
         if preview is None or not preview.tracks_changes:
             preview = self._previews[index] = _Preview(track_changes=True)
@@ -168,13 +175,17 @@ class InputParsers(Mapping[int, PartialJSONParser]):
         asked (list of changes, in order; at the first ask, everything since the
         block's start): what a display that draws once per network chunk, or
         per screen refresh, applies. Applied in turn, they follow
-        `input_snapshot(index, trailing_strings=True)`; [] once the text is not JSON.
+        `input_snapshot(index, trailing_strings=True)`, but for a number still
+        being written, which a change reports once it has ended. [] once the
+        text is not JSON, including the read in which it stopped being JSON
+        (the changes of that read's text before the fault are not reported).
+        KeyError if block `index` (an int) is not a tool block.
 
         Its own parser, fed the fragments that came since in one call: the
         cost is the characters that came, not the events (a chunk of 4 KiB
-        brings about 35 fragments). Asked after every event it gives what
-        `last_changes` gives, at the cost of a parser call per fragment."""
-        fragments = self._fragments[index]  # KeyError: not a tool block
+        brings about 28 fragments of 16 characters). Asked after every event it
+        gives what `last_changes` gives, at the cost of a parser call per fragment."""
+        fragments = self._fragments_of(index)
         reader = self._unread.get(index)
         if reader is None:
             reader = self._unread[index] = _Preview(track_changes=True)
@@ -295,7 +306,8 @@ class MessageAccumulator:
         """What the last event changed in a tool block's input value (list of
         `SetValue`, `AppendString`, `EndValue`, in order): [] after an event that
         added no input text, or once the input is not JSON (`input_parsers[index].error`).
-        Read after every event, they follow `input_snapshot(index, trailing_strings=True)`."""
+        Read after every event, they follow `input_snapshot(index, trailing_strings=True)`,
+        but for a number still being written, which a change reports once it has ended."""
         if self._input_changed is None:
             return []
         return self.input_parsers.last_changes(self._input_changed)

@@ -68,6 +68,8 @@ UNNAMED = "message"
 # The field names a line of an event stream may have (WHATWG HTML 9.2.6), and
 # "", the name of a comment (a line starting with ":", as keep-alives are).
 SSE_FIELD_NAMES = frozenset({"event", "data", "id", "retry", ""})
+# The byte order mark an event stream may start with (WHATWG HTML 9.2.6), in UTF-8.
+UTF8_BOM = "\ufeff".encode()
 # The bytes of a body kept for `body_error` while no event has come: far more
 # than the API's error objects take.
 BODY_HEAD_BYTES = 64 * 1024
@@ -242,6 +244,8 @@ def body_error(first_bytes: bytes, *, content_type: str | None = None) -> Stream
         lines = [line for line in iter_lines([first_bytes], max_line_bytes=None) if line]
         if not lines or any(parse_field(line)[0] in SSE_FIELD_NAMES for line in lines):
             return None
+        if _cut_in_a_field_name(first_bytes):
+            return None
     start = text[:60] + ("…" if len(text) > 60 else "")
     if content_type is None:
         said = _("the body is not an event stream; {what}", what=_begins(first_bytes, start))
@@ -252,6 +256,17 @@ def body_error(first_bytes: bytes, *, content_type: str | None = None) -> Stream
             what=_begins(first_bytes, start),
         )
     return NotAnEventStreamError(said, first_bytes=first_bytes, content_type=content_type)
+
+
+def _cut_in_a_field_name(first_bytes: bytes) -> bool:
+    """Whether `first_bytes` (a whole body) ended inside its first field's name:
+    part of a byte order mark, or after it (or without it) part of `event:`,
+    `data:`, `id:` or `retry:`, and nothing more. A connection cut there (after
+    `ev`, say) carried an event stream as far as anyone can tell."""
+    if UTF8_BOM.startswith(first_bytes):
+        return True
+    rest = first_bytes.removeprefix(UTF8_BOM)
+    return any(f"{name}:".encode().startswith(rest) for name in SSE_FIELD_NAMES if name)
 
 
 def _begins(first_bytes: bytes, start: str) -> Text:

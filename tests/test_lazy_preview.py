@@ -258,5 +258,9 @@ def test_unread_changes_and_the_last_fragments_changes_are_read_apart():
         [change for changes, _, _ in reference(FRAGMENTS[:9]) for change in changes]
     )
     assert acc.input_changes == last  # the unread reader has a parser of its own
-    with pytest.raises(KeyError):
-        acc.unread_input_changes(5)
+    for not_a_tool_block in (5, True, 0.0, "0"):  # 0 is the tool block; True and 0.0 are not
+        with pytest.raises(KeyError):
+            acc.unread_input_changes(not_a_tool_block)
+        with pytest.raises(KeyError):
+            acc.input_parsers[not_a_tool_block]  # noqa: B018
+        assert not_a_tool_block not in acc.input_parsers

@@ -275,8 +275,10 @@ def test_a_json_error_object_behind_a_byte_order_mark_is_still_the_servers_error
         b"upstream connect error or disconnect/reset before headers\n",
         b'{"ok": true}',
         b"[1, 2]",
+        b"eventual",  # a field name's first letters, then more: not a name
+        b"dx",  # a field name's first letter, then another
     ],
-    ids=["html", "plain-text", "json-not-an-error", "json-list"],
+    ids=["html", "plain-text", "json-not-an-error", "json-list", "not-a-name", "not-a-prefix"],
 )
 def test_any_other_body_without_an_event_is_not_an_event_stream_and_keeps_its_first_bytes(body):
     error = error_everywhere(body, NotAnEventStreamError)
@@ -298,8 +300,21 @@ def test_a_long_page_keeps_only_its_first_bytes():
         b": keep-alive\n\n",  # only a comment came
         b"\n\n",  # only blank lines
         b"event: done\ndata: [DONE]\n\n",  # an event, but none of the API's
+        b"ev",  # cut inside the first field's name
+        b"da",
+        b"\xef\xbb",  # cut inside the byte order mark
+        b"\xef\xbb\xbfretr",  # and inside the name after it
     ],
-    ids=["cut-first-event", "comment", "blank-lines", "unknown-event"],
+    ids=[
+        "cut-first-event",
+        "comment",
+        "blank-lines",
+        "unknown-event",
+        "cut-in-event",
+        "cut-in-data",
+        "cut-in-bom",
+        "cut-after-bom",
+    ],
 )
 def test_an_event_stream_cut_before_its_first_api_event_is_still_incomplete(body):
     error_everywhere(body, IncompleteStreamError)
