@@ -76,7 +76,7 @@ TEXT_DELTAS = {
 
 # The string field that text-like deltas append to, per block type.
 TEXT_FIELDS = {block: field for block, field in TEXT_DELTAS.values()}
-# delta type -> the field holding its piece, for `MessageAccumulator.feed_each`.
+# delta type -> the field holding its piece, for the speed paths (`feed_each`, `piece_lists`).
 DELTA_FIELDS = {kind: field for kind, (_, field) in TEXT_DELTAS.items()} | {
     "input_json_delta": "partial_json"
 }

@@ -418,6 +418,7 @@ class FastEventDecoder:
                         # Sizes are those of the lines decoded, as `iter_sse` sees them.
                         if len(text) >= may_not_fit and _decoded_length(text) + 1 > limit:
                             raise too_large(limit)
+                        event = None
                         if event_type is DELTA_NAME and pieces:
                             # A piece for one of the `pieces` lists: appended there, not
                             # yielded (see `feed`). Subscripts: anything missing, or of
@@ -443,13 +444,13 @@ class FastEventDecoder:
                                     event_type = b""
                                     continue
                             except (ValueError, KeyError, TypeError):
-                                pass
-                        event = None
+                                pass  # (`event` is what jiter read, if it read it)
                         expected = PLAIN_NAMES.get(event_type)
                         if expected is not None:
                             # A try, not contextlib.suppress: this is the speed path.
                             try:  # noqa: SIM105
-                                event = from_json(text)  # as `load_json` reads it
+                                if event is None:  # not read above
+                                    event = from_json(text)  # as `load_json` reads it
                             except ValueError:  # also bytes that are not UTF-8
                                 pass
                             if type(event) is not dict or event.get("type") != expected:
