@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from benchmarks.streams import text_stream
 from streaming_lib.__main__ import main
 from streaming_lib.tools.block_progress import TAIL_CHARS
 from streaming_lib.tools.fixtures import FIXTURES_DIR, MAIN_FIXTURE
@@ -360,10 +361,15 @@ def test_the_command_line_takes_lang_zh():
     assert "message_start" in done.stdout and "stop_reason" in done.stdout
 
 
-def test_a_reader_that_stops_early_ends_the_command_quietly():
-    # `python -m streaming_lib trace fixture | head -1`: the pipe closes after one line.
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
+    # `python -m streaming_lib trace long.sse | head -1`: the pipe closes after one line.
+    # The trace (about 290 kB) is longer than a pipe holds (64 KiB on Linux), so the
+    # command is still writing when the reader goes, whatever the timing: a trace
+    # short enough to fit could end, and exit 0, before the pipe closes.
+    stream = tmp_path / "long.sse"
+    stream.write_bytes(text_stream(256 * 1024))
     child = subprocess.Popen(
-        [sys.executable, "-m", "streaming_lib", "trace", "fixture", "--chunk-size", "1"],
+        [sys.executable, "-m", "streaming_lib", "trace", str(stream)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
