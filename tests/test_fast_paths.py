@@ -504,6 +504,165 @@ def test_fast_read_string_stops_where_the_plain_one_does_with_the_same_text(data
     assert fast.read_string(text[:end], pos) == read_string(text[:end], pos)
 
 
+# JSON text for the parser's runs of small values (`FastPartialJSONParser._run`):
+# values written as raw text (every literal and number form, numbers too long or
+# out of range, strings and keys with and without escapes) nested in lists and
+# dicts, with and without spaces; then, often, a token that breaks it put in
+# somewhere (a leading zero, a cut exponent, a trailing comma, a stray character).
+SMALL_VALUES = [
+    "true",
+    "false",
+    "null",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "0",
+    "-0",
+    "1.5",
+    "1E+2",
+    "-2e-3",
+    "1e400",
+    "-1e400",
+    "12345678901234567890",
+    "7" * 120,
+    "0." + "5" * 120,
+    '"k"',
+    '"a b"',
+    '""',
+    '"é→"',
+    '"\\n"',
+    '"\\u00e9"',
+    '"\\ud83d"',
+    '"\\""',
+]
+KEYS = ['"k"', '"a b"', '""', '"é"', '"\\t"', '"\\u006b"']
+FAULTS = [
+    "01",
+    "1.",
+    "-",
+    "2e-",
+    "tru",
+    "x",
+    ",",
+    "]",
+    "}",
+    ":",
+    '"\x01"',
+    '"\ud800"',
+    '"\\x"',
+    " ",
+]
+raw_values = st.recursive(
+    st.sampled_from(SMALL_VALUES),
+    lambda inner: (
+        st.lists(inner, max_size=5).map(lambda items: ("list", items))
+        | st.lists(st.tuples(st.sampled_from(KEYS), inner), max_size=5).map(
+            lambda items: ("dict", items)
+        )
+    ),
+    max_leaves=30,
+)
+
+
+def written(value, comma, colon):
+    if type(value) is str:
+        return value
+    kind, items = value
+    if kind == "list":
+        return "[" + comma.join(written(item, comma, colon) for item in items) + "]"
+    return "{" + comma.join(k + colon + written(item, comma, colon) for k, item in items) + "}"
+
+
+@st.composite
+def token_texts(draw):
+    value = draw(raw_values.filter(lambda value: type(value) is tuple))
+    text = written(
+        value, draw(st.sampled_from([",", ", ", " ,\n"])), draw(st.sampled_from([":", ": "]))
+    )
+    if draw(st.booleans()):
+        where = draw(st.integers(0, len(text)))
+        text = text[:where] + draw(st.sampled_from(FAULTS)) + text[where:]
+    return text
+
+
+def parsed_with(parser_class, fragments, options, trailing):
+    # -> (per fragment: changes, snapshot or its error; the error that stopped it; state)
+    parser, seen = parser_class(**options), []
+    try:
+        for fragment in fragments:
+            changes = parser.feed(fragment)
+            try:
+                snapshot = ("value", parser.snapshot(trailing))
+            except PartialJSONError as error:
+                snapshot = ("error", error.message, error.offset)
+            seen.append((changes, snapshot))
+    except PartialJSONError as error:
+        return seen, (error.message, error.offset), parser.position
+    return seen, None, (parser.position, parser.done)
+
+
+@given(
+    st.data(),
+    token_texts(),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([None, 2, 200]),
+    st.booleans(),
+    st.sampled_from([0, 256]),
+)
+@example(
+    data=None,
+    text='{"t": {"rows": [{"id": 1, "ok": true}, 2]}}',
+    track=True,
+    nan=False,
+    depth=200,
+    trailing=False,
+    long_text=0,
+)
+@example(
+    data=None,
+    text="[1e400, -1e400]",
+    track=False,
+    nan=False,
+    depth=None,
+    trailing=True,
+    long_text=256,
+)
+@example(
+    data=None, text='{"a": 1, }', track=True, nan=True, depth=None, trailing=True, long_text=256
+)
+def test_the_fast_parser_reads_runs_of_small_values_as_the_plain_one(
+    data, text, track, nan, depth, trailing, long_text
+):
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=8))) if data else []
+    bounds = [0, *cuts, len(text)]
+    fragments = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+    options = {"track_changes": track, "allow_inf_nan": nan, "max_depth": depth}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast, "LONG_TEXT", long_text)  # 0: every string read as in a long text
+        fast_result = parsed_with(FastPartialJSONParser, fragments, options, trailing)
+    # (repr: 1 and 1.0, 0.0 and -0.0, are equal, but not the same value)
+    assert repr(fast_result) == repr(parsed_with(PartialJSONParser, fragments, options, trailing))
+
+
+def test_a_long_text_of_many_strings_is_read_without_copying_what_follows_each():
+    # One feed of a long text (a preview read after many fragments) reads each
+    # string's own characters: no copy of the rest of the text per string.
+    import tracemalloc
+
+    text = "[" + ", ".join(['"a\\tb"'] * 20_000) + "]"
+    tracemalloc.start()
+    try:
+        assert fast.read_string(text, 2) == ("a\tb", 6)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 10_000 < len(text)
+    parser = FastPartialJSONParser(track_changes=False)
+    parser.feed(text)
+    assert parser.snapshot() == ["a\tb"] * 20_000
+
+
 def test_the_accumulator_parses_tool_input_with_the_fast_parser():
     acc = streaming_lib.MessageAccumulator()
     acc.feed({"type": "message_start", "message": {"id": "m", "content": [], "usage": {}}})
