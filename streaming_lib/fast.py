@@ -52,10 +52,10 @@ where the quiet run below gave 175 MB/s, 17.8x and 115x):
   literal, the comma after) is read a regular expression per token, not a
   method call per character class: a table of small values in 16-character
   fragments took 7.6 µs a fragment to parse, now about 6, and fed whole
-  3.5 µs per 16 characters. A string is read only up to its end, so one
-  feed of a long text (a preview read after many fragments) is linear: it
-  copied the rest of the text for every string in it (52 µs per 16
-  characters of a 64 KiB table, and growing).
+  3.5 µs per 16 characters. A long text (a preview read after many
+  fragments) is read string by string by the plain reader: the fast one
+  copied the rest of the text for every string and `\\u` escape in it (0.2 s
+  for a 64 KiB table, minutes for 1 MiB of escaped CJK; now 17 ms and 0.4 s).
 
     >>> list(iter_sse([b"data: a\\n", b"\\n"]))
     [ServerSentEvent(event='message', data='a', id=None, retry=None)]
@@ -563,26 +563,17 @@ def read_string(text: str, pos: int) -> tuple[str, int]:
     fragment finishes: reading stops before it. Anything else (a `\\u` escape,
     a surrogate, a bad escape or control character) is read by the plain one.
 
-    A text longer than `LONG_TEXT` characters after `pos` (many fragments read
-    in one call, many values in it) is not looked at beyond the string's
-    closing quote, found first: a text of many strings costs its length, not
-    its square.
+    A text longer than `LONG_TEXT` characters after `pos` (many fragments
+    read in one call: a preview read late) is read by the plain one, which
+    looks no further than where it stops: the steps above copy and scan the
+    whole rest of the text, once for every string and every `\\u` escape in
+    it, the square of its length (a 64 KiB table took 0.2 s, 1 MiB minutes).
 
         >>> read_string('"ab\\\\n" , 1', 1), read_string("ab", 0), read_string("ab\\\\", 0)
         (('ab\\n', 5), ('ab', 2), ('ab', 2))
     """
     if len(text) - pos > LONG_TEXT:
-        stop = _STRING_BODY.match(text, pos).end()  # type: ignore[union-attr]  # `*+` matches ""
-        if stop < len(text) and text[stop] == '"':  # the string closes here
-            string = text[pos:stop]
-            if "\\" not in string and string.isprintable():
-                return string, stop
-            if _plain_escapes(string):
-                try:
-                    return scanstring(text, pos)[0], stop
-                except ValueError:  # a bad escape or control character: the plain one names it
-                    pass
-            return partial_json_strings.read_string(text, pos)
+        return partial_json_strings.read_string(text, pos)
     rest = text[pos:] if pos else text
     if "\\" not in rest and '"' not in rest and rest.isprintable():
         return rest, len(text)
@@ -605,11 +596,10 @@ def _plain_escapes(raw: str) -> bool:
     return "\\u" not in raw and (raw.isascii() or raw.isprintable() or not SURROGATE.search(raw))
 
 
-# `read_string` on a text longer than this after the string's start finds the
-# string's end first (`_STRING_BODY`: up to its closing quote, or to the end of
-# the text, an odd backslash at the very end left out; possessive, no backtracking).
-LONG_TEXT = 256
-_STRING_BODY = re.compile(r'(?:[^"\\]++|\\[\s\S])*+')
+# `read_string` on a text longer than this after the string's start reads only
+# up to the string's end: longer than what a 4 KiB chunk brings, so a preview
+# read once per chunk is read as before, in one `scanstring` call per string.
+LONG_TEXT = 4096
 
 # What `FastPartialJSONParser._run` reads in one regular-expression step each:
 # a small value complete in the text (a string with no escape, control character

@@ -534,8 +534,10 @@ SMALL_VALUES = [
     '"\\u00e9"',
     '"\\ud83d"',
     '"\\""',
+    '"\ud800"',  # a surrogate, and a control character: no string holds them
+    '"\x01"',
 ]
-KEYS = ['"k"', '"a b"', '""', '"é"', '"\\t"', '"\\u006b"']
+KEYS = ['"k"', '"a b"', '""', '"é"', '"\\t"', '"\\u006b"', '"\ud800"', '"\x01"']
 FAULTS = [
     "01",
     "1.",
@@ -645,22 +647,26 @@ def test_the_fast_parser_reads_runs_of_small_values_as_the_plain_one(
     assert repr(fast_result) == repr(parsed_with(PartialJSONParser, fragments, options, trailing))
 
 
-def test_a_long_text_of_many_strings_is_read_without_copying_what_follows_each():
+def test_a_long_text_is_read_without_copying_what_follows_each_string_or_escape():
     # One feed of a long text (a preview read after many fragments) reads each
-    # string's own characters: no copy of the rest of the text per string.
+    # string, and each run between escapes, on its own: no copy of the rest of
+    # the text each time (the square of its length).
     import tracemalloc
 
-    text = "[" + ", ".join(['"a\\tb"'] * 20_000) + "]"
+    table = "[" + ", ".join(['"a\\tb"'] * 20_000) + "]"
+    escaped = '["' + "\\u6d41" * 20_000 + '"]'
     tracemalloc.start()
     try:
-        assert fast.read_string(text, 2) == ("a\tb", 6)
+        assert fast.read_string(table, 2) == ("a\tb", 6)
+        assert fast.read_string(escaped, 2) == ("", 2)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 10_000 < len(text)
-    parser = FastPartialJSONParser(track_changes=False)
-    parser.feed(text)
-    assert parser.snapshot() == ["a\tb"] * 20_000
+    assert peak < 10_000 < len(table)
+    for text, value in ((table, ["a\tb"] * 20_000), (escaped, ["流" * 20_000])):
+        parser = FastPartialJSONParser(track_changes=False)
+        parser.feed(text)
+        assert parser.snapshot() == value
 
 
 def test_the_accumulator_parses_tool_input_with_the_fast_parser():
