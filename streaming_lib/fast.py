@@ -578,7 +578,7 @@ def read_string(text: str, pos: int) -> tuple[str, int]:
     if "\\" not in rest and '"' not in rest and rest.isprintable():
         return rest, len(text)
     # (A surrogate is not printable: `isprintable` rules most text out faster than the search.)
-    if not _plain_escapes(rest):
+    if "\\u" in rest or not (rest.isascii() or rest.isprintable() or not SURROGATE.search(rest)):
         return partial_json_strings.read_string(text, pos)
     cut = (len(rest) - len(rest.rstrip("\\"))) & 1 if rest[-1] == "\\" else 0
     try:  # as if a quote closed the string after the fragment
@@ -588,12 +588,6 @@ def read_string(text: str, pos: int) -> tuple[str, int]:
     if used <= len(rest) - cut:  # a quote of the fragment closed the string: stop there
         return decoded, pos + used - 1
     return decoded, len(text) - cut
-
-
-def _plain_escapes(raw: str) -> bool:
-    """Whether `raw`, a string's text, has no `\\u` escape and no surrogate, so that
-    json's scanner decodes it as `partial_json_strings` does."""
-    return "\\u" not in raw and (raw.isascii() or raw.isprintable() or not SURROGATE.search(raw))
 
 
 # `read_string` on a text longer than this after the string's start reads only
